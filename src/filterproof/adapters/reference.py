@@ -1,0 +1,107 @@
+"""The reference adapter: exact cosine search in memory, the oracle for every other store.
+
+Small on purpose, and public so that users can test their own code against it:
+
+    >>> import numpy as np
+    >>> from filterproof.adapters.base import Record
+    >>> store = ReferenceAdapter()
+    >>> store.reset(2)
+    >>> store.upsert([Record("a", np.array([1.0, 0.0], dtype=np.float32), {})])
+    >>> store.search(np.array([1.0, 0.0], dtype=np.float32), 5, None)
+    [Hit(id='a', score=1.0)]
+
+Search is one matrix-vector product and one partial sort; the native filter is
+``PolicyColumns.mask``, numpy masks over columns built once after each change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from filterproof.adapters.base import Capabilities, Hit, Record
+from filterproof.columns import PolicyColumns
+from filterproof.embedding import unit_rows
+from filterproof.policy import PolicyFilter
+
+
+def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    """The k best of ``rows`` by score, ties by row order (earlier first)."""
+    if len(rows) > k:
+        cut = np.partition(scores[rows], len(rows) - k)[len(rows) - k]
+        rows = rows[scores[rows] >= cut]
+    order = np.lexsort((rows, -scores[rows]))
+    return rows[order][:k]
+
+
+class ReferenceAdapter:
+    name = "reference"
+    capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        self._clear(0)
+
+    def _clear(self, dim: int) -> None:
+        self._dim = dim
+        self._ids: list[str] = []
+        self._row: dict[str, int] = {}
+        self._vectors: list[np.ndarray] = []
+        self._metadata: list[Mapping[str, Any]] = []
+        self._matrix: np.ndarray | None = None
+        self._columns: PolicyColumns | None = None
+
+    def reset(self, dim: int) -> None:
+        self._clear(dim)
+
+    def _changed(self) -> None:
+        self._matrix, self._columns = None, None
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        for record in records:
+            vector = np.asarray(record.vector, dtype=np.float32)
+            if vector.shape != (self._dim,):
+                raise ValueError(f"{record.id}: vector has shape {vector.shape}, index takes ({self._dim},)")
+            row = self._row.get(record.id)
+            if row is None:
+                self._row[record.id] = len(self._ids)
+                self._ids.append(record.id)
+                self._vectors.append(vector)
+                self._metadata.append(dict(record.metadata))
+            else:
+                self._vectors[row], self._metadata[row] = vector, dict(record.metadata)
+        self._changed()
+
+    def delete(self, ids: Sequence[str]) -> None:
+        gone = {i for i in ids if i in self._row}
+        keep = [r for r, i in enumerate(self._ids) if i not in gone]
+        self._ids = [self._ids[r] for r in keep]
+        self._vectors = [self._vectors[r] for r in keep]
+        self._metadata = [self._metadata[r] for r in keep]
+        self._row = {i: r for r, i in enumerate(self._ids)}
+        self._changed()
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        if id in self._row:
+            self._metadata[self._row[id]] = dict(metadata)
+            self._changed()
+
+    def scores(self, vector: np.ndarray) -> np.ndarray:
+        if self._matrix is None:
+            stacked = np.vstack(self._vectors) if self._vectors else np.zeros((0, self._dim), np.float32)
+            self._matrix = unit_rows(stacked)
+        return self._matrix @ unit_rows(np.asarray(vector, dtype=np.float32)[None, :])[0]
+
+    def mask(self, where: PolicyFilter) -> np.ndarray:
+        if self._columns is None:
+            self._columns = PolicyColumns(self._metadata)
+        return self._columns.mask(where)
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        scores = self.scores(vector)
+        rows = np.flatnonzero(self.mask(where)) if where is not None else np.arange(len(scores))
+        return [Hit(self._ids[r], float(scores[r])) for r in top_k(scores, rows, k)]
+
+    def close(self) -> None:
+        self._changed()

@@ -1,0 +1,97 @@
+"""Shared vectors: fitted once per fixture, indexed unchanged by every backend.
+
+Because every backend receives exactly these vectors, any difference between
+backends comes from filtering and search, never from the embedding.
+
+``TfidfSpace`` reproduces the authorized-recall corpus's ``TfIdfIndex`` cosine:
+tokens ``[a-z0-9]+`` after lowercasing, sublinear tf ``1 + ln(c)``, smoothed idf
+``ln((n + 1) / (df + 1)) + 1``, L2 norm. One detail needs care: that index weighs
+a query token unseen in the corpus with idf 1, which lengthens the query vector
+and so lowers every cosine of that query. We keep that weight in one extra
+dimension that no document uses, so a plain cosine in any backend equals the
+corpus's score exactly, and a query of unseen words scores 0 everywhere instead
+of being a zero vector (which some engines reject).
+
+``SvdSpace`` (TF-IDF then TruncatedSVD to a fixed dimension) is the dense variant
+for corpora too large for one dimension per term; its cosines approximate.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+TOKEN_PATTERN = r"[a-z0-9]+"
+_TOKEN = re.compile(TOKEN_PATTERN)
+
+
+class Embedding(Protocol):
+    """Vectors for one fixture: documents once, queries on demand; rows are float32."""
+
+    dim: int
+
+    def documents(self) -> np.ndarray: ...
+
+    def queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1; all-zero rows stay zero (they match nothing)."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+class TfidfSpace:
+    """Exact TF-IDF vectors, one dimension per corpus term plus one for unseen query terms."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self._vectorizer = TfidfVectorizer(
+            lowercase=True, token_pattern=TOKEN_PATTERN, sublinear_tf=True,
+            smooth_idf=True, norm=None, dtype=np.float64,
+        )
+        self._docs = self._vectorizer.fit_transform(list(texts))
+        self._vocabulary = self._vectorizer.vocabulary_
+        self.dim = len(self._vocabulary) + 1
+
+    def _with_unseen(self, weights: np.ndarray, unseen: np.ndarray) -> np.ndarray:
+        return unit_rows(np.hstack([weights, unseen[:, None]])).astype(np.float32)
+
+    def documents(self) -> np.ndarray:
+        return self._with_unseen(self._docs.toarray(), np.zeros(self._docs.shape[0]))
+
+    def unseen_weight(self, text: str) -> float:
+        """Length of the part of the query the corpus has never seen (idf taken as 1)."""
+        counts = Counter(t for t in _TOKEN.findall(text.lower()) if t not in self._vocabulary)
+        return math.sqrt(sum((1.0 + math.log(c)) ** 2 for c in counts.values()))
+
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        seen = self._vectorizer.transform(list(texts)).toarray()
+        unseen = np.array([self.unseen_weight(t) for t in texts], dtype=np.float64)
+        return self._with_unseen(seen, unseen)
+
+
+class SvdSpace:
+    """TF-IDF reduced by TruncatedSVD to ``dim`` dense dimensions (seeded, deterministic)."""
+
+    def __init__(self, texts: Sequence[str], dim: int = 256, seed: int = 0) -> None:
+        from sklearn.decomposition import TruncatedSVD
+
+        self._tfidf = TfidfSpace(texts)
+        sparse = self._tfidf._docs
+        n_components = max(1, min(dim, sparse.shape[1] - 1, sparse.shape[0] - 1))
+        self._svd = TruncatedSVD(n_components=n_components, random_state=seed)
+        self._reduced = self._svd.fit_transform(sparse)
+        self.dim = n_components
+
+    def documents(self) -> np.ndarray:
+        return unit_rows(self._reduced).astype(np.float32)
+
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        seen = self._tfidf._vectorizer.transform(list(texts))
+        return unit_rows(self._svd.transform(seen)).astype(np.float32)

@@ -1,0 +1,208 @@
+"""The eligibility policy: the one predicate every backend is held to.
+
+A document may be used by a principal at a date ``as_of`` when all of these hold:
+
+* its ``tenant`` equals the principal's tenant;
+* its ``status`` is ``"active"``;
+* its ``revision`` equals the authoritative active revision of ``tenant/logical_id``;
+* its ``groups`` share at least one group with the principal's groups;
+* ``valid_from <= as_of < valid_until`` (``valid_until`` absent or null: open-ended).
+
+Everything fails closed. Metadata that cannot be judged (a required field missing,
+groups empty / not a list / not all strings, a date that is not ``YYYY-MM-DD``, a
+revision that is not an integer, a tenant/logical_id with no entry in the active
+map) makes a document *malformed*: it is indexed and counted, never eligible.
+
+This module is the oracle: the reference adapter, client-side post-filtering and
+every congruence test evaluate eligibility through it. Identities here are
+trusted test inputs, not authentication.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+ACTIVE_STATUS = "active"
+REQUIRED_FIELDS = ("tenant", "logical_id", "revision", "status", "groups", "valid_from")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_date(value: object) -> date | None:
+    """A calendar date written ``YYYY-MM-DD``; anything else is None (fail closed).
+
+    Stricter than ``date.fromisoformat``, which in Python 3.11 also takes week
+    dates and basic format: every backend must store the same dates, so only one
+    spelling is accepted.
+    """
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def is_revision(value: object) -> bool:
+    """Revisions are integers; ``True`` and ``1.0`` are not (Python says they equal 1)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class ActiveRevisions(Mapping[tuple[str, str], int]):
+    """The authoritative ``(tenant, logical_id) -> revision`` map, immutable and hashable.
+
+    Adapters may cache work derived from a map (``digest`` names its content), so a
+    change of the map is always a new object, visible to the next query.
+    """
+
+    entries: tuple[tuple[tuple[str, str], int], ...] = ()
+    _index: dict[tuple[str, str], int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", dict(self.entries))
+
+    @classmethod
+    def of(cls, mapping: Mapping[tuple[str, str], int]) -> ActiveRevisions:
+        return cls(tuple(sorted(mapping.items())))
+
+    def __getitem__(self, key: tuple[str, str]) -> int:
+        return self._index[key]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __hash__(self) -> int:
+        return hash(self.entries)
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(repr(self.entries).encode()).hexdigest()[:16]
+
+    def replace(self, tenant: str, logical_id: str, revision: int) -> ActiveRevisions:
+        return ActiveRevisions.of({**self._index, (tenant, logical_id): revision})
+
+    def to_json(self) -> dict[str, int]:
+        return {f"{tenant}/{logical}": rev for (tenant, logical), rev in self.entries}
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who asks: a tenant and the groups they belong to."""
+
+    tenant: str
+    groups: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "groups", tuple(self.groups))
+
+
+@dataclass(frozen=True)
+class PolicyFilter:
+    """Everything a backend needs to decide eligibility natively for one query."""
+
+    principal: Principal
+    as_of: date
+    active: ActiveRevisions
+
+
+# -- malformed metadata: one small check per class ---------------------------
+
+
+def missing_field(meta: Mapping[str, Any]) -> str | None:
+    for name in REQUIRED_FIELDS:
+        if name not in meta or meta[name] is None:
+            return f"missing {name}"
+    return None
+
+
+def bad_identity(meta: Mapping[str, Any]) -> str | None:
+    for name in ("tenant", "logical_id", "status"):
+        if not isinstance(meta[name], str):
+            return f"{name} is not a string"
+    if "/" in meta["tenant"]:
+        # tenant/logical_id keys the active map; a slash would make keys ambiguous.
+        return "tenant contains '/'"
+    return None
+
+
+def bad_groups(meta: Mapping[str, Any]) -> str | None:
+    groups = meta["groups"]
+    if not isinstance(groups, list):
+        return "groups is not a list"
+    if not groups:
+        return "groups is empty"
+    if not all(isinstance(g, str) for g in groups):
+        return "groups has a non-string"
+    return None
+
+
+def bad_revision(meta: Mapping[str, Any]) -> str | None:
+    return None if is_revision(meta["revision"]) else "revision is not an integer"
+
+
+def bad_dates(meta: Mapping[str, Any]) -> str | None:
+    if parse_date(meta["valid_from"]) is None:
+        return "valid_from is not a YYYY-MM-DD date"
+    until = meta.get("valid_until")
+    if until is not None and parse_date(until) is None:
+        return "valid_until is not a YYYY-MM-DD date"
+    return None
+
+
+_STRUCTURAL_CHECKS = (missing_field, bad_identity, bad_groups, bad_revision, bad_dates)
+
+
+def structural_problem(meta: Mapping[str, Any]) -> str | None:
+    """Why this metadata can never be eligible, whatever the active map says; or None."""
+    for check in _STRUCTURAL_CHECKS:
+        problem = check(meta)
+        if problem:
+            return problem
+    return None
+
+
+def problem(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int]) -> str | None:
+    """Why this document is malformed under ``active``, or None when it is well formed."""
+    found = structural_problem(meta)
+    if found:
+        return found
+    if (meta["tenant"], meta["logical_id"]) not in active:
+        return "tenant/logical_id absent from the active revisions"
+    return None
+
+
+# -- eligibility --------------------------------------------------------------
+
+
+def in_window(meta: Mapping[str, Any], as_of: date) -> bool:
+    """valid_from inclusive, valid_until exclusive; assumes well-formed dates."""
+    start = parse_date(meta["valid_from"])
+    end = parse_date(meta["valid_until"]) if meta.get("valid_until") is not None else None
+    return start is not None and start <= as_of and (end is None or as_of < end)
+
+
+def is_eligible(meta: Mapping[str, Any], flt: PolicyFilter) -> bool:
+    """The policy predicate. Malformed metadata is never eligible."""
+    if problem(meta, flt.active):
+        return False
+    principal = flt.principal
+    return (
+        meta["tenant"] == principal.tenant
+        and meta["status"] == ACTIVE_STATUS
+        and meta["revision"] == flt.active[(meta["tenant"], meta["logical_id"])]
+        and not set(meta["groups"]).isdisjoint(principal.groups)
+        and in_window(meta, flt.as_of)
+    )
+
+
+def eligible_ids(documents: Iterable[tuple[str, Mapping[str, Any]]], flt: PolicyFilter) -> set[str]:
+    """Ids of the (id, metadata) pairs the filter admits."""
+    return {doc_id for doc_id, meta in documents if is_eligible(meta, flt)}

@@ -1,0 +1,113 @@
+"""Where the filter sits: rank_only, post_filter and pre_filter, over any adapter.
+
+* ``rank_only``: the backend's top K, no filter at all.
+* ``post_filter``: the backend's top C candidates unfiltered, then the client drops
+  what the policy rejects and keeps the first K (C defaults to K: filter after top-K).
+* ``pre_filter``: the backend's native filter, top K of what it admits.
+
+All three see hits through ``ranked_search``, which makes results identical across
+backends that agree on scores: a hit of score <= 0 shares no term with the query
+and is not a retrieval; ties (scores equal to ``TIE_DIGITS`` decimals) break by
+fixture document order; and a tie straddling the cut is resolved by fetching
+deeper, so that which of two equal documents is returned never depends on the
+store's internal order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from filterproof.adapters.base import Adapter, AdapterError, Hit, search_many
+from filterproof.policy import PolicyFilter
+
+STRATEGIES = ("rank_only", "post_filter", "pre_filter")
+TIE_DIGITS = 6
+TIE_MARGIN = 8
+
+
+@dataclass(frozen=True)
+class CandidateDepth:
+    """How many unfiltered candidates post_filter asks for at a given K.
+
+    ``CandidateDepth.parse("1")``: at least 1, i.e. max(K, 1) (the default: top-K,
+    then filter; top-1, then filter for decisions). ``"50"``: max(K, 50).
+    ``"10k"``: 10 x K.
+    """
+
+    value: int = 1
+    per_k: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> CandidateDepth:
+        match = re.fullmatch(r"\s*(\d+)\s*([kKxX]?)\s*", text)
+        if not match or int(match.group(1)) < 1:
+            raise ValueError(f"candidate depth {text!r}: expected a positive integer N or NK (N times K)")
+        return cls(int(match.group(1)), bool(match.group(2)))
+
+    def at(self, k: int) -> int:
+        return self.value * k if self.per_k else max(k, self.value)
+
+    def __str__(self) -> str:
+        return f"{self.value}K" if self.per_k else str(self.value)
+
+
+def tie_key(score: float) -> float:
+    return round(score, TIE_DIGITS)
+
+
+def _usable(hits: list[Hit], order: Mapping[str, int], backend: str) -> list[Hit]:
+    for hit in hits:
+        if hit.id not in order:
+            raise AdapterError(f"{backend} returned id {hit.id!r}, which was never upserted")
+    return [h for h in hits if math.isfinite(h.score) and h.score > 0]
+
+
+def _tie_open(raw: list[Hit], positive: list[Hit], fetched: int, depth: int) -> bool:
+    """True when the store may hold more hits tied with the last one we keep."""
+    return (
+        len(raw) >= fetched
+        and len(positive) > depth
+        and tie_key(positive[depth - 1].score) == tie_key(positive[-1].score)
+    )
+
+
+def ranked_search(
+    adapter: Adapter,
+    vectors: np.ndarray,
+    depth: int,
+    wheres: Sequence[PolicyFilter | None],
+    order: Mapping[str, int],
+) -> list[list[Hit]]:
+    """The first ``depth`` positive hits per query, in the deterministic order above."""
+    if depth <= 0:
+        return [[] for _ in wheres]
+    fetched = depth + TIE_MARGIN
+    raws = search_many(adapter, vectors, fetched, wheres)
+    results = []
+    for vector, where, raw in zip(vectors, wheres, raws, strict=True):
+        fetch = fetched
+        positive = _usable(raw, order, adapter.name)
+        while _tie_open(raw, positive, fetch, depth):
+            fetch *= 2
+            raw = adapter.search(vector, fetch, where)
+            positive = _usable(raw, order, adapter.name)
+        positive.sort(key=lambda h: (-tie_key(h.score), order[h.id]))
+        results.append(positive[:depth])
+    return results
+
+
+def rank_only(ranking: list[Hit], k: int) -> list[Hit]:
+    return ranking[:k]
+
+
+def post_filter(ranking: list[Hit], k: int, candidates: CandidateDepth, allowed: Callable[[str], bool]) -> list[Hit]:
+    return [h for h in ranking[: candidates.at(k)] if allowed(h.id)][:k]
+
+
+def pre_filter(filtered_ranking: list[Hit], k: int) -> list[Hit]:
+    return filtered_ranking[:k]
