@@ -1,0 +1,126 @@
+"""The eligibility predicate: the freshness lab's eight behaviours, checked on our own code."""
+
+from __future__ import annotations
+
+import copy
+from datetime import date
+
+import numpy as np
+import pytest
+
+from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.embedding import TfidfSpace
+from filterproof.fixtures import Fixture
+from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible, parse_date, problem
+from filterproof.runner import Prepared, Settings, evaluate, index
+from filterproof.strategies import ranked_search
+
+AS_OF = date(2026, 9, 8)
+
+
+@pytest.fixture()
+def doc(lab: Fixture) -> dict:
+    """retry-v2: the active, eligible revision of acme/retry-policy."""
+    return copy.deepcopy(dict(lab.documents[1].metadata))
+
+
+@pytest.fixture()
+def where(lab: Fixture) -> PolicyFilter:
+    return PolicyFilter(Principal("acme", ("engineering",)), AS_OF, lab.active)
+
+
+def test_the_baseline_document_is_eligible(doc: dict, where: PolicyFilter) -> None:
+    assert is_eligible(doc, where)
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("tenant", "beta"), ("revision", 1), ("status", "superseded"), ("groups", ["security"]),
+    ("valid_from", "2026-09-09"), ("valid_until", "2026-09-08"),
+])
+def test_each_eligibility_boundary_rejects(doc: dict, where: PolicyFilter, field: str, value: object) -> None:
+    assert not is_eligible({**doc, field: value}, where)
+
+
+@pytest.mark.parametrize("field", ["tenant", "logical_id", "revision", "status", "groups", "valid_from"])
+def test_missing_metadata_fails_closed(doc: dict, where: PolicyFilter, field: str) -> None:
+    del doc[field]
+    assert not is_eligible(doc, where)
+    assert problem(doc, where.active) == f"missing {field}"
+
+
+def test_unknown_active_revision_fails_closed(doc: dict, where: PolicyFilter) -> None:
+    empty = PolicyFilter(where.principal, where.as_of, ActiveRevisions.of({}))
+    assert not is_eligible(doc, empty)
+    assert "absent from the active revisions" in (problem(doc, empty.active) or "")
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("groups", []), ("groups", "engineering"), ("groups", [3]), ("groups", ["engineering", None]),
+    ("valid_from", "yesterday"), ("valid_from", "2026-02-30"), ("valid_from", "20260801"),
+    ("valid_from", "2026-08-01T00:00:00Z"), ("valid_until", ""), ("valid_until", 20270101),
+    ("revision", "2"), ("revision", 2.0), ("revision", True), ("tenant", 7), ("tenant", "acme/x"),
+])
+def test_malformed_permissions_dates_and_types_fail_closed(
+    doc: dict, where: PolicyFilter, field: str, value: object
+) -> None:
+    assert not is_eligible({**doc, field: value}, where)
+    assert problem({**doc, field: value}, where.active) is not None
+
+
+def test_effective_date_is_inclusive_and_expiry_exclusive(doc: dict, where: PolicyFilter) -> None:
+    first_day = PolicyFilter(where.principal, date(2026, 8, 1), where.active)
+    assert is_eligible(doc, first_day)
+    assert not is_eligible({**doc, "valid_until": "2026-08-01"}, first_day)
+    assert is_eligible({**doc, "valid_until": "2026-08-02"}, first_day)
+    assert not is_eligible(doc, PolicyFilter(where.principal, date(2026, 7, 31), where.active))
+
+
+def test_null_valid_until_is_open_ended(doc: dict, where: PolicyFilter) -> None:
+    assert is_eligible({**doc, "valid_until": None}, where)
+
+
+def test_dates_are_strict_calendar_dates() -> None:
+    assert parse_date("2026-09-08") == date(2026, 9, 8)
+    for text in ("2026-W36-2", "20260908", "2026-9-8", " 2026-09-08", "2026-09-08T00:00"):
+        assert parse_date(text) is None
+
+
+def test_lexical_similarity_is_not_semantic() -> None:
+    space = TfidfSpace(["retry timeout", "car", "automobile"])
+    docs, queries = space.documents(), space.queries(["timeout retry", "car", ""])
+    assert float(queries[0] @ docs[0]) == pytest.approx(1.0)
+    assert float(queries[1] @ docs[2]) == 0.0
+    assert not np.any(queries[2]), "an empty query is the zero vector: it matches nothing"
+
+
+def _decide(prepared: Prepared, adapter: ReferenceAdapter) -> dict[str, dict[str, str | None]]:
+    runs = evaluate(adapter, prepared, Settings(ks=(1,)))
+    return {r.strategy: {o.case.id: o.selected.id if o.selected else None for o in r.outcomes} for r in runs}
+
+
+def test_expected_documents_and_abstentions(lab_prepared: Prepared) -> None:
+    adapter = ReferenceAdapter()
+    index(adapter, lab_prepared)
+    chosen = _decide(lab_prepared, adapter)["pre_filter"]
+    assert chosen == {c.id: c.expected for c in lab_prepared.fixture.cases}
+
+
+def test_top1_then_filter_loses_valid_results(lab_prepared: Prepared) -> None:
+    adapter = ReferenceAdapter()
+    index(adapter, lab_prepared)
+    decisions = _decide(lab_prepared, adapter)
+    for case in ("superseded", "restricted"):
+        assert decisions["post_filter"][case] is None
+        assert decisions["pre_filter"][case] is not None
+
+
+def test_revocation_between_queries_changes_output(lab_prepared: Prepared) -> None:
+    adapter = ReferenceAdapter()
+    index(adapter, lab_prepared)
+    assert _decide(lab_prepared, adapter)["pre_filter"]["superseded"] == "retry-v2"
+    revoked = {**lab_prepared.fixture.documents[1].metadata, "groups": ["security"]}
+    adapter.update_metadata("retry-v2", revoked)
+    # The store alone decides pre_filter: ask it again, as the next query would.
+    fixture = lab_prepared.fixture
+    [hits] = ranked_search(adapter, lab_prepared.query_vectors[:1], 5, lab_prepared.filters[:1], fixture.order)
+    assert hits == []
