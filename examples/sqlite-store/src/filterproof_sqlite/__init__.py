@@ -1,0 +1,1 @@
+"""A worked example: a SQLite-backed store tested with filterproof's conformance suite."""

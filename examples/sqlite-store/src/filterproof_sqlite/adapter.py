@@ -1,0 +1,121 @@
+"""A SQLite store as a company might have one: rows of JSON metadata and vector blobs.
+
+The policy is compiled into one SQL ``WHERE`` over the raw JSON, with SQLite's JSON
+functions. The interesting part is that SQL is permissive where the policy is strict:
+``1.0 = 1`` is true in SQL, ``date('2026-02-30')`` is ``'2026-03-02'``, a missing key
+reads as NULL. So every clause checks the JSON type first, dates must survive a round
+trip through ``date()`` unchanged, and groups must be a non-empty array of strings.
+Vectors are scored with numpy over the rows the filter admits.
+
+    filterproof compare fixtures/freshness-lab.json --backend sqlite-example
+    pytest --pyargs filterproof.conformance --backend sqlite-example
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from filterproof.adapters.base import Capabilities, Hit, Record
+from filterproof.policy import PolicyFilter
+
+SCHEMA = """
+CREATE TABLE docs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT UNIQUE NOT NULL,
+                   vector BLOB NOT NULL, meta TEXT NOT NULL);
+CREATE TEMP TABLE active (tenant TEXT, logical_id TEXT, revision INTEGER,
+                          PRIMARY KEY (tenant, logical_id));
+CREATE TEMP TABLE asked (grp TEXT PRIMARY KEY);
+"""
+
+ISO_DATE = "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'"
+
+
+def text_field(name: str) -> str:
+    return f"json_type(meta, '$.{name}') = 'text'"
+
+
+def strict_date(name: str) -> str:
+    """A YYYY-MM-DD string that date() gives back unchanged (so 2026-02-30 is rejected)."""
+    value = f"json_extract(meta, '$.{name}')"
+    return f"({text_field(name)} AND {value} GLOB {ISO_DATE} AND date({value}) = {value})"
+
+
+POLICY_WHERE = f"""
+    {text_field('tenant')} AND json_extract(meta, '$.tenant') = :tenant
+    AND instr(json_extract(meta, '$.tenant'), '/') = 0
+    AND {text_field('status')} AND json_extract(meta, '$.status') = 'active'
+    AND {text_field('logical_id')}
+    AND json_type(meta, '$.revision') = 'integer'
+    AND EXISTS (SELECT 1 FROM active a WHERE a.tenant = json_extract(meta, '$.tenant')
+                AND a.logical_id = json_extract(meta, '$.logical_id')
+                AND a.revision = json_extract(meta, '$.revision'))
+    AND json_type(meta, '$.groups') = 'array' AND json_array_length(meta, '$.groups') > 0
+    AND NOT EXISTS (SELECT 1 FROM json_each(meta, '$.groups') g WHERE g.type != 'text')
+    AND EXISTS (SELECT 1 FROM json_each(meta, '$.groups') g JOIN asked q ON q.grp = g.value)
+    AND {strict_date('valid_from')} AND json_extract(meta, '$.valid_from') <= :as_of
+    AND (json_type(meta, '$.valid_until') IS NULL OR json_type(meta, '$.valid_until') = 'null'
+         OR ({strict_date('valid_until')} AND :as_of < json_extract(meta, '$.valid_until')))
+"""
+
+
+class SqliteAdapter:
+    name = "sqlite-example"
+    capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        self._db = sqlite3.connect((options or {}).get("sqlite_path", ":memory:"))
+        self._dim = 0
+        self._active_digest: str | None = None
+
+    def reset(self, dim: int) -> None:
+        self._db.executescript("DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS temp.active;"
+                               " DROP TABLE IF EXISTS temp.asked;" + SCHEMA)
+        self._dim, self._active_digest = dim, None
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        rows = [(r.id, np.asarray(r.vector, dtype=np.float32).tobytes(), json.dumps(dict(r.metadata)))
+                for r in records]
+        # Replace in place, keeping the row's insertion sequence for tie order.
+        self._db.executemany("INSERT INTO docs (id, vector, meta) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE "
+                             "SET vector = excluded.vector, meta = excluded.meta", rows)
+        self._db.commit()
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._db.executemany("DELETE FROM docs WHERE id = ?", [(i,) for i in ids])
+        self._db.commit()
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        self._db.execute("UPDATE docs SET meta = ? WHERE id = ?", (json.dumps(dict(metadata)), id))
+        self._db.commit()
+
+    def _load_policy(self, where: PolicyFilter) -> None:
+        if self._active_digest != where.active.digest:
+            self._db.execute("DELETE FROM active")
+            self._db.executemany("INSERT INTO active VALUES (?, ?, ?)",
+                                 [(t, logical, rev) for (t, logical), rev in where.active.items()])
+            self._active_digest = where.active.digest
+        self._db.execute("DELETE FROM asked")
+        self._db.executemany("INSERT OR IGNORE INTO asked VALUES (?)", [(g,) for g in where.principal.groups])
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        if where is None:
+            rows = self._db.execute("SELECT id, vector FROM docs ORDER BY seq").fetchall()
+        else:
+            self._load_policy(where)
+            rows = self._db.execute(f"SELECT id, vector FROM docs WHERE {POLICY_WHERE} ORDER BY seq",
+                                    {"tenant": where.principal.tenant, "as_of": where.as_of.isoformat()}).fetchall()
+        if not rows or k <= 0:
+            return []
+        matrix = np.frombuffer(b"".join(v for _, v in rows), dtype=np.float32).reshape(len(rows), self._dim)
+        norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
+        scores = np.divide(matrix @ np.asarray(vector, np.float32), norms, out=np.zeros(len(rows)),
+                           where=norms > 0)
+        best = np.lexsort((np.arange(len(rows)), -scores))[:k]
+        return [Hit(rows[i][0], float(scores[i])) for i in best]
+
+    def close(self) -> None:
+        self._db.close()

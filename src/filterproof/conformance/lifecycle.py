@@ -1,0 +1,76 @@
+"""Lifecycle checks: every change is visible to the very next query."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from filterproof.adapters.base import Adapter
+from filterproof.conformance import scenarios as sc
+from filterproof.policy import PolicyFilter
+
+
+class LifecycleChecks:
+    """Revoke, supersede, change the active map, publish, delete: each visible at once.
+
+    Troubleshooting for all of them: an adapter that caches results, writes
+    asynchronously without waiting (Qdrant ``wait=True``), merges metadata instead of
+    replacing it, or keeps a derived flag that is not updated with the change.
+    """
+
+    def test_revoke_a_group(self, mutable: Adapter) -> None:
+        """Replacing a document's groups with ones the principal lacks removes it on the next query."""
+        docs = {"kept": sc.meta(logical_id="a"), "revoked": sc.meta(logical_id="b")}
+        s = sc.Scenario.build(mutable, docs)
+        where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs))
+        assert s.native_ids(where) == {"kept", "revoked"}
+        s.update("revoked", sc.meta(logical_id="b", groups=["security"]))
+        assert s.native_ids(where) == {"kept"}, "the revoked group still admits the document"
+
+    def test_metadata_update_replaces_not_merges(self, mutable: Adapter) -> None:
+        """``update_metadata`` replaces the whole metadata: a field left out is gone (fail closed)."""
+        docs = {"doc": sc.meta(valid_until="2027-01-01")}
+        s = sc.Scenario.build(mutable, docs)
+        where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs))
+        s.update("doc", sc.meta(valid_until=..., groups=...))
+        assert s.native_ids(where) == set(), "a document whose groups were removed must not match"
+
+    def test_supersede_a_revision(self, mutable: Adapter) -> None:
+        """Publishing revision 2 and moving the active map to it retires revision 1 at once."""
+        docs = {"v1": sc.meta(logical_id="p", revision=1)}
+        s = sc.Scenario.build(mutable, docs)
+        before = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(s.docs))
+        assert s.native_ids(before) == {"v1"}
+        s.publish("v2", sc.meta(logical_id="p", revision=2))
+        s.update("v1", sc.meta(logical_id="p", revision=1, status="superseded"))
+        after = PolicyFilter(sc.principal(), sc.AS_OF, before.active.replace(sc.TENANT, "p", 2))
+        assert s.native_ids(after) == {"v2"}
+
+    def test_change_of_the_active_map_alone(self, mutable: Adapter) -> None:
+        """With no write to the store, a new active map decides which revision is eligible.
+
+        If this fails: the active revision was baked into the documents at upsert
+        time; it must come from the ``PolicyFilter`` of each query (or be re-synced).
+        """
+        docs = {"r1": sc.meta(logical_id="p", revision=1), "r2": sc.meta(logical_id="p", revision=2)}
+        s = sc.Scenario.build(mutable, docs)
+        for revision, expected in ((1, {"r1"}), (2, {"r2"}), (3, set()), (1, {"r1"})):
+            where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs, p=revision))
+            assert s.native_ids(where) == expected, f"active revision {revision}"
+
+    def test_publish_a_new_document(self, mutable: Adapter) -> None:
+        """A document upserted after the first query is found by the next one."""
+        docs = {"old": sc.meta(logical_id="a")}
+        s = sc.Scenario.build(mutable, docs)
+        where = PolicyFilter(sc.principal(), date(2026, 9, 8), sc.active_for({**docs, "new": sc.meta(logical_id="b")}))
+        assert s.native_ids(where) == {"old"}
+        s.publish("new", sc.meta(logical_id="b"))
+        assert s.native_ids(where) == {"old", "new"}
+
+    def test_delete(self, mutable: Adapter) -> None:
+        """A deleted document is gone from filtered and unfiltered results alike."""
+        docs = {"keep": sc.meta(logical_id="a"), "drop": sc.meta(logical_id="b")}
+        s = sc.Scenario.build(mutable, docs)
+        where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs))
+        s.delete("drop")
+        assert s.native_ids(where) == {"keep"}
+        assert s.native_ids(None) == {"keep"}
