@@ -38,7 +38,8 @@ def test_compare_prints_both_tables_and_writes_stable_json(tmp_path: Path) -> No
 
 
 def test_candidates_option_changes_post_filter() -> None:
-    result = runner.invoke(app, ["compare", str(FIXTURES / "freshness-lab.json"), "-b", "reference", "--candidates", "3"])
+    lab = str(FIXTURES / "freshness-lab.json")
+    result = runner.invoke(app, ["compare", lab, "-b", "reference", "--candidates", "3"])
     assert result.exit_code == 0, result.output
     post = next(line for line in result.output.splitlines() if "post_filter" in line and "reference" in line)
     assert post.split("│")[3].strip() == "5", post
