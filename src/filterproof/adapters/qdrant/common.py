@@ -1,0 +1,161 @@
+"""What the three Qdrant adapters share: option parsing and the adapter contract over a few engine primitives.
+
+``QdrantAdapter`` implements ``filterproof.adapters.base.Adapter`` once: it encodes
+payloads (``payload.py``), compiles filters (``compiler.py``), batches writes and
+queries, and maps point ids back to our ids. A subclass supplies six primitives
+(create, put, remove, exists, replace payload, query a batch) for its engine.
+
+Options arrive as strings from the command line (``--option hnsw_ef=64``) or as
+Python values from code; ``option_int`` / ``option_bool`` accept both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+from filterproof.adapters import BackendUnavailable
+from filterproof.adapters.base import Capabilities, Hit, Record
+from filterproof.adapters.qdrant.compiler import Family, PolicyCompiler
+from filterproof.adapters.qdrant.payload import ID, point_id, stored_payload
+from filterproof.policy import PolicyFilter
+
+WRITE_BATCH = 256
+"""Points per write call: bounded request bodies for servers, bounded conversions for edge."""
+QUERY_BATCH = 64
+"""Queries per batched call (fewer when their filters are long, see ``max_keys_per_call``)."""
+
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
+
+
+class OptionError(BackendUnavailable, ValueError):
+    """A backend option that cannot be parsed: a ValueError, reported by the CLI like a missing backend."""
+
+
+T = TypeVar("T")
+Point = tuple[str, list[float], dict[str, Any]]
+
+
+def option_int(options: Mapping[str, Any], name: str, default: int | None = None) -> int | None:
+    """A non-negative integer option (``"64"`` or ``64``); absent: ``default``."""
+    value = options.get(name)
+    if value is None:
+        return default
+    if isinstance(value, bool | float):
+        raise OptionError(f"option {name}={value!r}: expected an integer")
+    try:
+        parsed = int(value)
+    except (TypeError, ValueError):
+        raise OptionError(f"option {name}={value!r}: expected an integer") from None
+    if parsed < 0:
+        raise OptionError(f"option {name}={value!r}: expected a non-negative integer")
+    return parsed
+
+
+def option_bool(options: Mapping[str, Any], name: str, default: bool = False) -> bool:
+    """A boolean option (``"true"``/``"false"``, ``"1"``/``"0"``, ``"yes"``/``"no"``, or a bool)."""
+    value = options.get(name)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE | _FALSE:
+        return text in _TRUE
+    raise OptionError(f"option {name}={value!r}: expected true or false")
+
+
+class QdrantAdapter(Generic[T]):
+    """The adapter contract over engine primitives; subclasses are the three Qdrant forms."""
+
+    name: ClassVar[str]
+    capabilities: Capabilities
+    max_keys_per_call: ClassVar[int | None] = None
+    """Cap on the revision keys one batched call carries (a server's request body size); None: no cap."""
+
+    def __init__(self, family: Family[T]) -> None:
+        self._compiler = PolicyCompiler(family)
+        self._dim = 0
+
+    # -- engine primitives ------------------------------------------------------
+
+    def _create(self, dim: int) -> None:
+        raise NotImplementedError
+
+    def _put(self, points: list[Point]) -> None:
+        raise NotImplementedError
+
+    def _remove(self, point_ids: list[str]) -> None:
+        raise NotImplementedError
+
+    def _exists(self, pid: str) -> bool:
+        raise NotImplementedError
+
+    def _replace_payload(self, pid: str, payload: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _query(self, vectors: list[list[float]], k: int, filters: list[T | None]) -> list[list[tuple[Any, float]]]:
+        """Per query, (payload, score) of the hits, best first."""
+        raise NotImplementedError
+
+    # -- the adapter contract ---------------------------------------------------
+
+    def reset(self, dim: int) -> None:
+        if dim < 1:
+            raise ValueError(f"dimension must be positive, got {dim}")
+        self._dim = dim
+        self._create(dim)
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        points = [(point_id(r.id), self._vector(r.vector, r.id), stored_payload(r.id, r.metadata)) for r in records]
+        for start in range(0, len(points), WRITE_BATCH):
+            self._put(points[start:start + WRITE_BATCH])
+
+    def delete(self, ids: Sequence[str]) -> None:
+        pids = [point_id(i) for i in ids]
+        for start in range(0, len(pids), WRITE_BATCH):
+            self._remove(pids[start:start + WRITE_BATCH])
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        """Replace the payload as a whole (overwrite, not merge): no stale field survives."""
+        pid = point_id(id)
+        if self._exists(pid):  # unknown ids are ignored, as by the reference
+            self._replace_payload(pid, stored_payload(id, metadata))
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        return self.search_batch(np.asarray(vector)[None, :], k, [where])[0]
+
+    def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
+        if len(vectors) != len(wheres):
+            raise ValueError(f"{len(vectors)} vectors but {len(wheres)} filters")
+        if k <= 0:
+            return [[] for _ in wheres]
+        rows = [self._vector(v, "query") for v in vectors]
+        filters = [None if w is None else self._compiler.native(w) for w in wheres]
+        results: list[list[Hit]] = []
+        for part in self._batches(wheres):
+            for hits in self._query(rows[part], k, filters[part]):
+                results.append([Hit(payload[ID], float(score)) for payload, score in hits])
+        return results
+
+    def _batches(self, wheres: Sequence[PolicyFilter | None]) -> Iterator[slice]:
+        """Consecutive runs of at most ``QUERY_BATCH`` queries and ``max_keys_per_call`` keys (at least one query)."""
+        start, weight = 0, 0
+        for i, where in enumerate(wheres):
+            size = 0 if where is None else self._compiler.size(where)
+            full = i - start >= QUERY_BATCH or (
+                self.max_keys_per_call is not None and weight + size > self.max_keys_per_call)
+            if i > start and full:
+                yield slice(start, i)
+                start, weight = i, 0
+            weight += size
+        if start < len(wheres):
+            yield slice(start, len(wheres))
+
+    def _vector(self, vector: np.ndarray, what: str) -> list[float]:
+        row = np.asarray(vector, dtype=np.float32)
+        if row.shape != (self._dim,):
+            raise ValueError(f"{what}: vector has shape {row.shape}, index takes ({self._dim},)")
+        return row.tolist()

@@ -1,0 +1,168 @@
+"""``qdrant-edge``: the Qdrant engine in process (qdrant-edge-py), with real HNSW and payload indexes.
+
+The same Rust segments, payload indexes and query planner as a Qdrant server, in
+a directory of our own: a temporary one, or ``<qdrant_path>/edge-shard`` with
+``--qdrant-path`` (the adapter owns that subdirectory and empties it on reset).
+
+Edge has no background optimizer: HNSW graphs are only built by
+``EdgeShard.optimize()``. The adapter calls it lazily, before the first search
+after any write, so a whole ingest is optimized once and every search sees built
+indexes; writes after that land in a small appendable segment, searched exactly,
+until the next search optimizes again (cheap when nothing needs rebuilding).
+Segments smaller than the indexing threshold (Qdrant's default, about 10 MB of
+vectors) are never turned into HNSW and are searched exactly: the shipped fixtures
+are; a corpus of 100k x 256-d is not.
+
+Options (strings from the CLI are parsed): ``hnsw_ef`` (search-time beam, default
+``HNSW_EF``), ``exact`` (brute force, default false), ``hnsw_m``, ``hnsw_ef_construct``,
+``full_scan_threshold_kb`` (below it, a filtered search scans instead of walking the
+graph), ``indexing_threshold_kb`` (segments above it get HNSW; absent: Qdrant's
+default; 0: never), ``qdrant_path``.
+
+Measured here, 100k points x 64-d, tenant "acme" with 25k active keys: upsert 11 s,
+``optimize()`` 49 s, unfiltered query 1.8 ms, full policy filter 7 ms (0.8 ms of it
+without the revision-key clause), first query under a new map 50-70 ms (the map is
+split per tenant once per map object).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import weakref
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from filterproof.adapters.base import Capabilities
+from filterproof.adapters.qdrant.common import Point, QdrantAdapter, option_bool, option_int
+from filterproof.adapters.qdrant.payload import ID, INDEXES, IndexKind
+
+HNSW_M = 16
+HNSW_EF_CONSTRUCT = 100
+HNSW_EF = 128
+FULL_SCAN_THRESHOLD_KB = 10_000
+"""Qdrant's default: a filtered search whose candidates hold fewer KB of vectors scans them."""
+RECALL_TOLERANCE = 0.01
+
+
+class EdgeFamily:
+    """``compiler.Family`` for qdrant_edge's classes."""
+
+    def equals(self, key: str, value: str) -> Any:
+        return qe.FieldCondition(key, match=qe.MatchValue(value))
+
+    def any_of(self, key: str, values: list[str]) -> Any:
+        return qe.FieldCondition(key, match=qe.MatchAny(values))
+
+    def date_range(self, key: str, gt: str | None, lte: str | None) -> Any:
+        return qe.FieldCondition(key, range=qe.RangeDateTime(gt=gt, lte=lte))
+
+    def missing(self, key: str) -> Any:
+        return qe.IsEmptyCondition(key)
+
+    def must(self, conditions: list[Any]) -> Any:
+        return qe.Filter(must=conditions)
+
+    def should(self, conditions: list[Any]) -> Any:
+        return qe.Filter(should=conditions)
+
+
+def index_schema(kind: IndexKind) -> Any:
+    return {
+        "keyword": qe.PayloadSchemaType.Keyword,
+        "tenant": qe.KeywordIndexParams(is_tenant=True),
+        "integer": qe.PayloadSchemaType.Integer,
+        "datetime": qe.PayloadSchemaType.Datetime,
+    }[kind]
+
+
+class QdrantEdgeAdapter(QdrantAdapter[Any]):
+    name = "qdrant-edge"
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(EdgeFamily())
+        options = options or {}
+        self._exact = option_bool(options, "exact")
+        self._params = qe.SearchParams(hnsw_ef=option_int(options, "hnsw_ef", HNSW_EF), exact=self._exact)
+        self._hnsw = qe.HnswIndexConfig(
+            m=option_int(options, "hnsw_m", HNSW_M),
+            ef_construct=option_int(options, "hnsw_ef_construct", HNSW_EF_CONSTRUCT),
+            full_scan_threshold=option_int(options, "full_scan_threshold_kb", FULL_SCAN_THRESHOLD_KB),
+        )
+        threshold = option_int(options, "indexing_threshold_kb")
+        self._optimizers = None if threshold is None else qe.EdgeOptimizersConfig(indexing_threshold=threshold)
+        self.capabilities = Capabilities(
+            native_filter=True, exact=self._exact, persistent=False, lifecycle=True,
+            recall_tolerance=0.0 if self._exact else RECALL_TOLERANCE,
+        )
+        if options.get("qdrant_path"):
+            self._root = Path(str(options["qdrant_path"]))
+            self._cleanup: weakref.finalize[Any, Any] | None = None
+        else:  # removed by close(), or when the adapter is collected, or at exit: never left behind
+            self._root = Path(tempfile.mkdtemp(prefix="filterproof-edge-"))
+            self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._root), True)
+        self._shard: Any = None
+        self._unoptimized = False
+
+    @property
+    def shard(self) -> Any:
+        """The open ``EdgeShard`` (for inspection: ``info()``, ``count()``)."""
+        if self._shard is None:
+            raise RuntimeError("qdrant-edge: call reset(dim) first")
+        return self._shard
+
+    def _create(self, dim: int) -> None:
+        self._close_shard()
+        path = self._root / "edge-shard"
+        shutil.rmtree(path, ignore_errors=True)
+        config = qe.EdgeConfig(
+            vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine),
+            hnsw_config=self._hnsw, optimizers=self._optimizers,
+        )
+        self._shard = qe.EdgeShard.create(str(path), config)
+        for field, kind in INDEXES.items():
+            self._shard.update(qe.UpdateOperation.create_field_index(field, index_schema(kind)))
+        self._unoptimized = False
+
+    def _put(self, points: list[Point]) -> None:
+        self.shard.update(qe.UpdateOperation.upsert_points([qe.Point(*p) for p in points]))
+        self._unoptimized = True
+
+    def _remove(self, point_ids: list[str]) -> None:
+        self.shard.update(qe.UpdateOperation.delete_points(point_ids))
+        self._unoptimized = True
+
+    def _exists(self, pid: str) -> bool:
+        return bool(self.shard.retrieve([pid], False, False))
+
+    def _replace_payload(self, pid: str, payload: dict[str, Any]) -> None:
+        self.shard.update(qe.UpdateOperation.overwrite_payload([pid], payload))
+        self._unoptimized = True
+
+    def optimize(self) -> bool:
+        """Build what the writes since the last call need (HNSW graphs, merged segments)."""
+        self._unoptimized = False
+        return bool(self.shard.optimize())
+
+    def _query(self, vectors: list[list[float]], k: int, filters: list[Any]) -> list[list[tuple[Any, float]]]:
+        if self._unoptimized:
+            self.optimize()
+        requests = [
+            qe.QueryRequest(limit=k, query=qe.Query.Nearest(v), filter=f, with_payload=[ID], params=self._params)
+            for v, f in zip(vectors, filters, strict=True)
+        ]
+        batches = self.shard.query_batch(qe.QueryBatchRequest(requests))
+        return [[(p.payload, p.score) for p in points] for points in batches]
+
+    def _close_shard(self) -> None:
+        if self._shard is not None:
+            self._shard.close()
+            self._shard = None
+
+    def close(self) -> None:
+        self._close_shard()
+        if self._cleanup is not None:
+            self._cleanup()

@@ -1,0 +1,1 @@
+"""Real store servers that filterproof starts and stops itself, for backends that need one."""

@@ -1,0 +1,334 @@
+"""Qdrant in process (edge), in local mode and as a server, held to the reference on every shipped fixture.
+
+Nothing here mocks Qdrant: every answer comes from a real engine. ``qdrant-server``
+runs when ``QDRANT_URL`` is set or a Docker engine answers (marker ``docker``);
+otherwise its tests skip with the reason. The pure compiler and payload encoding
+are tested in ``test_qdrant_compiler.py``, the server provisioning in
+``test_qdrant_servers.py``.
+
+Troubleshooting: a difference on one backend only, on a fixture with ties, is
+usually a score differing in the 7th digit (see ``strategies.TIE_DIGITS``); a
+difference on ``eligible_sets`` is a filter bug, never a ranking one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+import numpy as np
+import pytest
+
+from filterproof.adapters import BackendUnavailable, open_backend
+from filterproof.adapters.base import Adapter, Record
+from filterproof.adapters.qdrant import QdrantEdgeAdapter, QdrantServerAdapter
+from filterproof.congruence import differences, eligible_sets, policy_sets
+from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
+from filterproof.runner import Prepared, Settings, StrategyRun, index, run_backend
+from filterproof.servers.qdrant import QdrantService, Server, ServiceUnavailable
+
+AS_OF = date(2026, 9, 8)
+IN_PROCESS = ["qdrant-edge", "qdrant-local"]
+BACKENDS = [*IN_PROCESS, pytest.param("qdrant-server", marks=pytest.mark.docker)]
+METRICS = ("recall", "arecall", "arecall_nonempty", "unusable", "precision", "ndcg")
+
+
+@pytest.fixture(scope="session")
+def qdrant_server() -> Iterator[Server]:
+    """``QDRANT_URL``, else a testcontainers container for the session, else skip with the reason."""
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(QdrantService().provide())
+        except ServiceUnavailable as error:
+            pytest.skip(str(error))
+        yield server
+
+
+def options_for(backend: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    if backend != "qdrant-server":
+        return {}
+    server: Server = request.getfixturevalue("qdrant_server")
+    return {"qdrant_url": server.url, "qdrant_api_key": server.api_key}
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest) -> Iterator[Adapter]:
+    adapter = open_backend(request.param, options_for(request.param, request))
+    yield adapter
+    adapter.close()
+
+
+@pytest.fixture(params=IN_PROCESS)
+def local_store(request: pytest.FixtureRequest) -> Iterator[Adapter]:
+    adapter = open_backend(request.param)
+    yield adapter
+    adapter.close()
+
+
+@pytest.fixture(scope="session")
+def reference_runs(shipped: Prepared) -> list[StrategyRun]:
+    return run_backend(shipped, "reference", Settings())
+
+
+# -- congruence with the reference on every shipped fixture ------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_same_selections_decisions_and_k_numbers(
+    shipped: Prepared, reference_runs: list[StrategyRun], backend: str, request: pytest.FixtureRequest
+) -> None:
+    runs = run_backend(shipped, backend, Settings(), options_for(backend, request))
+    assert [str(d) for d in differences(reference_runs, runs)] == []
+    for ref, run in zip(reference_runs, runs, strict=True):
+        assert (run.backend, run.strategy) == (backend, ref.strategy)
+        assert run.decisions() == ref.decisions()
+        if run.strategy != "rank_only":
+            assert run.decisions()["leaks"] == 0
+        for k, summary in ref.k.items():
+            for metric in METRICS:
+                mine, theirs = getattr(run.k[k], metric), getattr(summary, metric)
+                assert (mine is None) == (theirs is None), (run.strategy, k, metric)
+                if mine is not None:
+                    assert round(mine, 3) == round(theirs, 3), (run.strategy, k, metric)
+
+
+def test_eligible_sets_equal_the_policy(shipped: Prepared, store: Adapter) -> None:
+    index(store, shipped)
+    assert eligible_sets(store, shipped) == policy_sets(shipped)
+
+
+def random_metadata(rng: random.Random) -> dict[str, Any]:
+    """Metadata from small pools: mostly good values, else malformed ones and near misses."""
+
+    def pick(good: list[Any], bad: list[Any]) -> Any:
+        return rng.choice(good if rng.random() < 0.75 else bad)
+
+    meta: dict[str, Any] = {
+        "tenant": pick(["acme", "ácme"], ["acme-corp", "acm", "a/b", 7, None]),
+        "logical_id": rng.choice(["x", "y", "b/x", "x#1", "工程"]),
+        "revision": pick([1, 2], [3, -1, True, 1.0, "1", None]),
+        "status": pick(["active"], ["draft", "Active", 1]),
+        "groups": pick([["eng"], ["ops", "eng"], ["$or"]], [["ops"], "eng", [], ["eng", 3], [["eng"]], None]),
+        "valid_from": pick(["2026-01-01", "2026-09-08"], ["2026-09-09", "2026-13-01", "20260101", 20260101]),
+        "valid_until": pick([None, "2026-09-09", "2027-01-01"], ["2026-09-08", "", 20270101, "2026-09-08T00:00Z"]),
+    }
+    for name in list(meta):
+        if rng.random() < 0.04:
+            del meta[name]
+    return meta
+
+
+def test_generated_metadata_matches_the_policy(store: Adapter) -> None:
+    rng = random.Random(20260908)
+    metas = [random_metadata(rng) for _ in range(400)]
+    store.reset(4)
+    store.upsert([Record(f"d{i}", np.ones(4, dtype=np.float32), m) for i, m in enumerate(metas)])
+    keys = {(t, lid) for t in ("acme", "acme-corp", "acm", "ácme", "a") for lid in ("x", "y", "b/x", "x#1", "工程")}
+    active = ActiveRevisions.of({key: rng.choice([1, 2]) for key in keys if rng.random() < 0.8})
+    pairs = [(f"d{i}", m) for i, m in enumerate(metas)]
+    wheres = [PolicyFilter(Principal(tenant, groups), as_of, active)
+              for tenant in ("acme", "acme-corp", "acm", "ácme", "a", "a/b", "ac")
+              for groups in ((), ("eng",), ("ops",), ("$or", "ops"), ("e",))
+              for as_of in (date(2026, 9, 7), AS_OF, date(2026, 9, 9))]
+    batched = store.search_batch(np.ones((len(wheres), 4), dtype=np.float32), 1000, wheres)  # type: ignore[attr-defined]
+    checked = 0
+    for where, hits in zip(wheres, batched, strict=True):
+        assert {h.id for h in hits} == eligible_ids(pairs, where), where.principal
+        assert {h.id for h in store.search(np.ones(4, dtype=np.float32), 1000, where)} == {h.id for h in hits}
+        checked += len(hits)
+    assert checked > 50  # the pools do produce eligible documents
+
+
+# -- lifecycle: every change visible on the next query -----------------------------
+
+
+def doc(logical_id: str, revision: int = 1, groups: tuple[str, ...] = ("eng",), **extra: Any) -> dict[str, Any]:
+    return {"tenant": "acme", "logical_id": logical_id, "revision": revision, "status": "active",
+            "groups": list(groups), "valid_from": "2026-01-01", **extra}
+
+
+def vector(*values: float) -> np.ndarray:
+    return np.array(values, dtype=np.float32)
+
+
+ENG = Principal("acme", ("eng",))
+START = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 1, ("acme", "c"): 1})
+
+
+def found(store: Adapter, where: PolicyFilter | None) -> list[str]:
+    return [h.id for h in store.search(vector(1, 1, 1), 100, where)]
+
+
+@pytest.fixture
+def small(store: Adapter) -> Adapter:
+    store.reset(3)
+    store.upsert([Record("a1", vector(1, 0, 0), doc("a")), Record("b1", vector(0, 1, 0), doc("b")),
+                  Record("c1", vector(0, 0, 1), doc("c", valid_until="2026-06-01"))])
+    return store
+
+
+def test_delete_is_visible_on_the_next_query(small: Adapter) -> None:
+    where = PolicyFilter(ENG, AS_OF, START)
+    assert sorted(found(small, where)) == ["a1", "b1"]
+    small.delete(["a1", "never-upserted"])
+    assert found(small, where) == ["b1"]
+    assert sorted(found(small, None)) == ["b1", "c1"]
+
+
+def test_update_metadata_replaces_it_as_a_whole(small: Adapter) -> None:
+    where = PolicyFilter(ENG, AS_OF, START)
+    small.update_metadata("a1", doc("a", groups=("finance",)))  # revoke eng
+    assert found(small, where) == ["b1"]
+    assert found(small, PolicyFilter(Principal("acme", ("finance",)), AS_OF, START)) == ["a1"]
+    small.update_metadata("c1", doc("c"))  # valid_until absent now: the stored one must be gone
+    assert sorted(found(small, where)) == ["b1", "c1"]
+    small.update_metadata("b1", {**doc("b"), "groups": "eng"})  # malformed: every filtered field dropped
+    assert found(small, where) == ["c1"]
+    small.update_metadata("ghost", doc("ghost"))  # unknown id: ignored, not created
+    assert sorted(found(small, None)) == ["a1", "b1", "c1"]
+
+
+def test_superseding_a_revision_and_publishing(small: Adapter) -> None:
+    small.upsert([Record("a2", vector(1, 0.1, 0), doc("a", revision=2))])
+    assert sorted(found(small, PolicyFilter(ENG, AS_OF, START))) == ["a1", "b1"]
+    superseded = START.replace("acme", "a", 2)
+    assert sorted(found(small, PolicyFilter(ENG, AS_OF, superseded))) == ["a2", "b1"]
+    small.upsert([Record("d1", vector(0.5, 0.5, 0.5), doc("d"))])
+    assert "d1" not in found(small, PolicyFilter(ENG, AS_OF, superseded))  # absent from the map
+    published = superseded.replace("acme", "d", 1)
+    assert sorted(found(small, PolicyFilter(ENG, AS_OF, published))) == ["a2", "b1", "d1"]
+    assert sorted(found(small, PolicyFilter(ENG, AS_OF, START))) == ["a1", "b1"]  # the old map still answers
+
+
+def test_search_shapes(small: Adapter) -> None:
+    hits = small.search(vector(1, 0, 0), 100, None)  # k beyond the count: clamped, no error
+    assert hits[0].id == "a1" and len(hits) == 3
+    assert hits[0].score == pytest.approx(1.0, abs=1e-6)
+    assert hits[1].score == pytest.approx(0.0, abs=1e-6)  # cosine, not a distance
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert small.search(vector(1, 0, 0), 0, None) == []
+    where = PolicyFilter(ENG, AS_OF, START)
+    batch = small.search_batch(np.stack([vector(1, 0, 0), vector(0, 1, 0), vector(0, 1, 1)]), 1,  # type: ignore[attr-defined]
+                               [where, None, where])
+    assert [[h.id for h in hits] for hits in batch] == [["a1"], ["b1"], ["b1"]]
+    small.reset(3)
+    assert small.search(vector(1, 0, 0), 5, None) == []
+
+
+def test_vector_shape_is_checked(small: Adapter) -> None:
+    with pytest.raises(ValueError, match="shape"):
+        small.upsert([Record("bad", vector(1, 0), doc("bad"))])
+    with pytest.raises(ValueError, match="shape"):
+        small.search(vector(1, 0, 0, 0), 3, None)
+
+
+def test_a_path_store_is_used_and_reset_empties_it(local_store: Adapter, tmp_path: Any) -> None:
+    name = local_store.name
+    local_store.close()
+    adapter = open_backend(name, {"qdrant_path": str(tmp_path)})
+    try:
+        adapter.reset(3)
+        adapter.upsert([Record("a1", vector(1, 0, 0), doc("a"))])
+        assert found(adapter, None) == ["a1"]
+        assert any(tmp_path.iterdir())
+        adapter.reset(3)
+        assert found(adapter, None) == []
+    finally:
+        adapter.close()
+    assert tmp_path.exists()  # the caller's directory is never removed
+
+
+# -- qdrant-edge: real HNSW, built by optimize() -----------------------------------
+
+
+def test_edge_builds_hnsw_lazily_and_searches_it_well() -> None:
+    rng = np.random.default_rng(7)
+    n, dim, k = 4000, 32, 10
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    metas = [doc(f"l{i}", groups=("eng",) if i % 2 else ("ops",)) for i in range(n)]
+    active = ActiveRevisions.of({("acme", f"l{i}"): 1 for i in range(n)})
+    options = {"indexing_threshold_kb": "200", "full_scan_threshold_kb": "50"}  # 4000 x 32 floats: 500 KB
+    approx, exact = QdrantEdgeAdapter(options), QdrantEdgeAdapter({**options, "exact": "true"})
+    try:
+        for store in (approx, exact):
+            store.reset(dim)
+            store.upsert([Record(f"d{i}", vectors[i], metas[i]) for i in range(n)])
+        assert approx.shard.info().indexed_vectors_count == 0  # nothing built before the first search
+        queries = rng.standard_normal((20, dim)).astype(np.float32)
+        where = PolicyFilter(ENG, AS_OF, active)
+        approx_hits = approx.search_batch(queries, k, [where] * len(queries))
+        info = approx.shard.info()
+        assert info.points_count == n and info.indexed_vectors_count == n  # HNSW over every vector
+        assert approx.capabilities.exact is False and exact.capabilities.exact is True
+        unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        allowed = np.array([i % 2 == 1 for i in range(n)])
+        recall = []
+        for query, hits, exact_hits in zip(queries, approx_hits, exact.search_batch(queries, k, [where] * 20),
+                                           strict=True):
+            scores = np.where(allowed, unit @ (query / np.linalg.norm(query)), -np.inf)
+            truth = [f"d{i}" for i in np.argsort(-scores)[:k]]
+            assert [h.id for h in exact_hits] == truth
+            assert all(int(h.id[1:]) % 2 == 1 for h in hits)  # the filter holds on the graph too
+            recall.append(len({h.id for h in hits} & set(truth)) / k)
+        assert np.mean(recall) >= 0.95  # 0.996 measured at the default hnsw_ef
+    finally:
+        approx.close()
+        exact.close()
+
+
+def test_edge_options_from_the_command_line_are_parsed() -> None:
+    adapter = QdrantEdgeAdapter({"hnsw_ef": "32", "exact": "yes"})
+    assert adapter.capabilities.exact and adapter.capabilities.recall_tolerance == 0.0
+    adapter.close()
+    default = QdrantEdgeAdapter({})
+    assert not default.capabilities.exact and default.capabilities.recall_tolerance > 0
+    default.close()
+    for bad in ({"hnsw_ef": "many"}, {"exact": "perhaps"}, {"hnsw_ef": "-1"}):
+        with pytest.raises(ValueError, match="option"):
+            QdrantEdgeAdapter(bad)
+
+
+def test_server_backend_without_a_url_says_how_to_get_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    with pytest.raises(BackendUnavailable, match="QDRANT_URL"):
+        QdrantServerAdapter({})
+
+
+def test_long_filters_are_split_across_batched_calls(local_store: Adapter) -> None:
+    """A server refuses huge bodies: ``max_keys_per_call`` bounds the revision keys one call carries."""
+    local_store.reset(3)
+    local_store.upsert([Record("a1", vector(1, 0, 0), doc("a")), Record("b1", vector(0, 1, 0), doc("b"))])
+    where, other = PolicyFilter(ENG, AS_OF, START), PolicyFilter(Principal("beta", ("eng",)), AS_OF, START)
+    wheres = [where, None, where, other, where]  # 3, 0, 3, 0, 3 keys
+    vectors = np.ones((len(wheres), 3), dtype=np.float32)
+    uncapped = local_store.search_batch(vectors, 5, wheres)  # type: ignore[attr-defined]
+    local_store.max_keys_per_call = 4  # type: ignore[attr-defined]
+    parts = list(local_store._batches(wheres))  # type: ignore[attr-defined]
+    assert [(p.start, p.stop) for p in parts] == [(0, 2), (2, 4), (4, 5)]
+    assert local_store.search_batch(vectors, 5, wheres) == uncapped  # type: ignore[attr-defined]
+    assert [sorted(h.id for h in hits) for hits in uncapped] == [["a1", "b1"], ["a1", "b1"], ["a1", "b1"], [],
+                                                                  ["a1", "b1"]]
+
+
+def test_server_adapter_options_and_requests_are_well_formed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What can be checked without a server: options, a private collection, valid index and search requests."""
+    from qdrant_client import models
+
+    from filterproof.adapters.qdrant.client import index_schema
+    from filterproof.adapters.qdrant.payload import INDEXES
+
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    nowhere = {"qdrant_url": "http://127.0.0.1:9", "check_compatibility": "false"}
+    adapter = QdrantServerAdapter({**nowhere, "hnsw_ef": "32", "exact": "1"})
+    other = QdrantServerAdapter(nowhere)
+    assert adapter.capabilities.exact and not other.capabilities.exact
+    assert adapter._collection != other._collection and adapter._collection.startswith("filterproof_")
+    assert adapter._params == models.SearchParams(hnsw_ef=32, exact=True)
+    for field, kind in INDEXES.items():
+        models.CreateFieldIndex(field_name=field, field_schema=index_schema(kind))  # validates the request body
+    for store in (adapter, other):
+        with pytest.warns(UserWarning, match="could not drop collection"):  # nothing answers: warn, never raise
+            store.close()
