@@ -27,11 +27,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
+from filterproof.adapters import BackendUnavailable
+
 PROBE_TIMEOUT = 1.0
 DOCKER_TCP_PORT = 2375
 
 
-class ServiceUnavailable(RuntimeError):
+class ServiceUnavailable(BackendUnavailable):
     """No URL in the environment and no Docker engine (or no testcontainers); the message says which."""
 
 

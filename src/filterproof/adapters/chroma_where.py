@@ -1,0 +1,213 @@
+"""The policy as Chroma metadata and a native Chroma ``where``: the encoding and its compiler.
+
+Chroma's filter language is small (``$eq $ne $gt $gte $lt $lte $in $nin $contains
+$not_contains``, ``$and``/``$or`` of two or more clauses): no ``$exists``, no null,
+ranges on numbers only, no empty lists, and ``$eq 1`` also matches ``1.0``. So the
+fixture's metadata is never filtered on as given. ``stored_metadata`` derives
+policy fields from it once, at upsert time, in a form where each clause of the
+policy is one native comparison:
+
+========== ============================================ =================================
+field      stored value                                 clause
+========== ============================================ =================================
+fp_tenant  tenant (exact string)                        ``$eq`` principal's tenant
+fp_status  status                                       ``$eq "active"``
+fp_key     ``"tenant/logical_id#revision"``             ``$in`` the active map's keys
+fp_groups  list of the groups                           ``$contains`` g, ``$or`` over g
+fp_from    valid_from as int YYYYMMDD                   ``$lte`` as_of
+fp_until   valid_until as int, ``OPEN_UNTIL`` if open   ``$gt`` as_of
+========== ============================================ =================================
+
+Fail closed: a document with a structural problem (``policy.structural_problem``)
+gets *none* of these fields, only ``fp_raw`` (its metadata as JSON, never filtered
+on) and ``fp_problem``. Every compiled filter requires ``$eq``/``$in``/``$contains``/range
+on those fields, and all of them exclude a document lacking the key, so a malformed
+document can match no principal. The filter never uses ``$ne``/``$nin`` (they match
+documents lacking the key). The revision is only ever compared inside the key
+string, so ``True``/``1.0`` (malformed anyway) can never equal ``1``; the key is
+unambiguous because tenants hold no ``/`` and a revision's digits hold no ``#``.
+
+The active map reaches Chroma as an ``$in`` over the keys of the principal's
+tenant, compiled per query: a changed map is a new filter, visible on the next
+query, and a tenant/logical_id absent from the map has no key in the list. Chroma
+evaluates a filter as one SQLite statement, which takes at most 32766 variables
+(one per ``$in`` value: 32760 keys plus three clauses already fail). So a tenant
+with more than ``KEYS_PER_FILTER`` active keys gets several filters, one per slice
+of its keys (``compile_partitions``); they admit disjoint sets whose union is the
+policy's, and the adapter merges their top-k (see ``ChromaAdapter``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from filterproof.policy import (
+    ACTIVE_STATUS,
+    ActiveRevisions,
+    PolicyFilter,
+    Principal,
+    is_revision,
+    parse_date,
+    structural_problem,
+)
+
+Where = dict[str, Any]
+
+TENANT, STATUS, KEY, GROUPS = "fp_tenant", "fp_status", "fp_key", "fp_groups"
+VALID_FROM, VALID_UNTIL = "fp_from", "fp_until"
+RAW, PROBLEM = "fp_raw", "fp_problem"
+POLICY_FIELDS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL)
+STORED_FIELDS = (*POLICY_FIELDS, RAW, PROBLEM)
+
+OPEN_UNTIL = 99_999_999
+"""valid_until of an open-ended document: after every YYYYMMDD date (9999-12-31 is 99991231)."""
+NEVER = "fp_never"
+"""A key no document ever has: ``{NEVER: {"$eq": 1}}`` matches nothing, where Chroma refuses ``$in: []``."""
+MATCH_NOTHING: Where = {NEVER: {"$eq": 1}}
+KEYS_PER_FILTER = 20_000
+"""Most ``$in`` keys in one filter: well under SQLite's 32766 variables, room left for many groups."""
+
+
+def date_int(day: date) -> int:
+    """A date as a sortable integer YYYYMMDD (Chroma ranges are numeric only)."""
+    return day.year * 10_000 + day.month * 100 + day.day
+
+
+def revision_key(tenant: str, logical_id: str, revision: int) -> str:
+    return f"{tenant}/{logical_id}#{revision}"
+
+
+# -- stored metadata ------------------------------------------------------------
+
+
+def stored_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The Chroma metadata for a fixture document: every stored field, None where absent.
+
+    Chroma's upsert and update *merge* metadata, and None deletes a key; giving every
+    field (None for the ones this document must not have) replaces it as a whole.
+    """
+    problem = structural_problem(meta)
+    stored: dict[str, Any] = dict.fromkeys(STORED_FIELDS)
+    stored[RAW] = json.dumps(dict(meta), ensure_ascii=False, sort_keys=True, default=repr)
+    if problem:
+        stored[PROBLEM] = problem
+        return stored
+    until = meta.get("valid_until")
+    stored.update({
+        TENANT: meta["tenant"],
+        STATUS: meta["status"],
+        KEY: revision_key(meta["tenant"], meta["logical_id"], meta["revision"]),
+        GROUPS: list(meta["groups"]),
+        VALID_FROM: date_int(parse_date(meta["valid_from"])),  # type: ignore[arg-type]
+        VALID_UNTIL: OPEN_UNTIL if until is None else date_int(parse_date(until)),  # type: ignore[arg-type]
+    })
+    return stored
+
+
+# -- combinators ----------------------------------------------------------------
+
+
+def _combine(operator: str, clauses: Iterable[Where]) -> Where:
+    found = list(clauses)
+    if not found:
+        raise ValueError(f"{operator} of no clauses")
+    return found[0] if len(found) == 1 else {operator: found}
+
+
+def all_of(clauses: Iterable[Where]) -> Where:
+    """``$and`` of two or more clauses; a single clause unwrapped."""
+    return _combine("$and", clauses)
+
+
+def any_of(clauses: Iterable[Where]) -> Where:
+    """``$or`` of two or more clauses; a single clause unwrapped."""
+    return _combine("$or", clauses)
+
+
+# -- one function per clause ------------------------------------------------------
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a string, got {type(value).__name__}: {value!r}")
+    return value
+
+
+def tenant_clause(principal: Principal) -> Where:
+    return {TENANT: {"$eq": _text(principal.tenant, "principal tenant")}}
+
+
+def status_clause() -> Where:
+    return {STATUS: {"$eq": ACTIVE_STATUS}}
+
+
+def active_keys(active: ActiveRevisions, tenant: str) -> list[str]:
+    """The stored keys of the revisions the map declares active, for one tenant, sorted."""
+    keys = []
+    for (owner, logical_id), revision in active.items():
+        if not is_revision(revision):
+            raise TypeError(f"active revision of {owner}/{logical_id} is not an integer: {revision!r}")
+        if owner == tenant:
+            keys.append(revision_key(owner, logical_id, revision))
+    return sorted(keys)
+
+
+def revision_clause(keys: Sequence[str]) -> Where:
+    """The document is the active revision: its key is one of ``keys`` (none: nothing matches)."""
+    if not keys:
+        return MATCH_NOTHING
+    if len(keys) > KEYS_PER_FILTER:
+        raise ValueError(f"{len(keys)} revision keys in one filter: at most {KEYS_PER_FILTER} "
+                         f"(use compile_partitions)")
+    return {KEY: {"$in": [_text(k, "revision key") for k in keys]}}
+
+
+def groups_clause(groups: Sequence[str]) -> Where:
+    """Shares a group with the principal; a principal without groups matches nothing."""
+    distinct = list(dict.fromkeys(_text(g, "principal group") for g in groups))
+    if not distinct:
+        return MATCH_NOTHING
+    return any_of({GROUPS: {"$contains": group}} for group in distinct)
+
+
+def valid_from_clause(as_of: date) -> Where:
+    return {VALID_FROM: {"$lte": date_int(as_of)}}
+
+
+def valid_until_clause(as_of: date) -> Where:
+    return {VALID_UNTIL: {"$gt": date_int(as_of)}}
+
+
+def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None) -> Where:
+    """The native Chroma filter for ``where``; ``keys`` may pass a cached ``active_keys``."""
+    if not isinstance(where, PolicyFilter):
+        raise TypeError(f"cannot compile {type(where).__name__} into a Chroma where: expected a PolicyFilter")
+    if not isinstance(where.as_of, date):
+        raise TypeError(f"as_of must be a date, got {where.as_of!r}")
+    principal = where.principal
+    tenant = _text(principal.tenant, "principal tenant")
+    if keys is None:
+        keys = active_keys(where.active, tenant)
+    return all_of([
+        tenant_clause(principal),
+        status_clause(),
+        revision_clause(keys),
+        groups_clause(principal.groups),
+        valid_from_clause(where.as_of),
+        valid_until_clause(where.as_of),
+    ])
+
+
+def compile_partitions(where: PolicyFilter, keys: Sequence[str] | None = None) -> list[Where]:
+    """Filters that together admit exactly what the policy does, each within SQLite's limits.
+
+    One filter unless the tenant has more than ``KEYS_PER_FILTER`` active keys; then one per
+    slice of the keys, admitting disjoint sets (a document has one key).
+    """
+    if keys is None:
+        keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
+    slices = [keys[start:start + KEYS_PER_FILTER] for start in range(0, len(keys), KEYS_PER_FILTER)]
+    return [compile_where(where, part) for part in slices or [[]]]

@@ -1,0 +1,143 @@
+"""A real Chroma server for the ``chroma-server`` backend: ``chroma run`` as a child process, or a container.
+
+``ChromaServer.start()`` runs the ``chroma`` executable installed with chromadb on
+a free loopback port with a temporary data directory, and returns once
+``/api/v2/heartbeat`` answers. It is stopped by ``stop()`` (terminate, then kill),
+and, whatever happens to the caller (an exception, Ctrl-C, a forgotten close), by
+a ``weakref.finalize`` that also runs at interpreter exit: no test or CLI run
+leaves a server behind. Only a SIGKILL of our own process can orphan it.
+
+``servers.chroma_container.ChromaService`` is the same server from a Docker engine,
+through testcontainers.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import weakref
+from pathlib import Path
+
+from filterproof.adapters import BackendUnavailable
+
+STARTUP_TIMEOUT = 60.0
+STOP_TIMEOUT = 10.0
+POLL_INTERVAL = 0.1
+LOG_TAIL = 3000
+
+
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+"""Heartbeats go straight to the server, whatever proxy the environment names."""
+
+
+class ServerUnavailable(BackendUnavailable):
+    """A Chroma server could not be started, or died; the message carries its log tail."""
+
+
+def chroma_executable() -> str:
+    """The ``chroma`` next to this interpreter (the venv's), else the one on PATH."""
+    beside = Path(sys.executable).parent / "chroma"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("chroma")
+    if found is None:
+        raise ServerUnavailable("no 'chroma' executable next to the interpreter or on PATH: pip install chromadb")
+    return found
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def heartbeat(url: str, timeout: float = 1.0) -> bool:
+    """True when the server at ``url`` answers its heartbeat."""
+    try:
+        with _DIRECT.open(f"{url.rstrip('/')}/api/v2/heartbeat", timeout=timeout) as response:
+            return 200 <= response.status < 300
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def _shutdown(process: subprocess.Popen[bytes], workdir: str) -> None:
+    """Terminate, then kill; remove the data directory and the log."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(STOP_TIMEOUT)
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+class ChromaServer:
+    """One ``chroma run`` child process; use ``start()`` and ``stop()`` (or ``with``)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], url: str, workdir: str) -> None:
+        self.process, self.url, self.workdir = process, url, workdir
+        self._log_path = Path(workdir) / "chroma.log"
+        self._finalizer = weakref.finalize(self, _shutdown, process, workdir)
+
+    @classmethod
+    def start(cls, host: str = "127.0.0.1", timeout: float = STARTUP_TIMEOUT) -> ChromaServer:
+        executable = chroma_executable()
+        workdir = tempfile.mkdtemp(prefix="filterproof-chroma-")
+        port = free_port(host)
+        command = [executable, "run", "--path", str(Path(workdir) / "data"),
+                   "--host", host, "--port", str(port)]
+        env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
+        try:
+            # The child keeps its own handle on the log. A session of its own: the terminal's
+            # Ctrl-C reaches only us, and we stop the server in order.
+            with open(Path(workdir) / "chroma.log", "wb") as log:
+                process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
+                                           stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        except OSError as error:
+            shutil.rmtree(workdir, ignore_errors=True)
+            raise ServerUnavailable(f"cannot run {command[0]}: {error}") from error
+        server = cls(process, f"http://{host}:{port}", workdir)
+        try:
+            server._wait_ready(timeout)
+        except BaseException:
+            server.stop()
+            raise
+        return server
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not heartbeat(self.url):
+            if self.process.poll() is not None:
+                raise ServerUnavailable(f"chroma run exited with code {self.process.returncode} "
+                                        f"before answering on {self.url}:\n{self.log_tail()}")
+            if time.monotonic() > deadline:
+                raise ServerUnavailable(f"chroma run did not answer on {self.url} within {timeout:.0f} s:\n"
+                                        f"{self.log_tail()}")
+            time.sleep(POLL_INTERVAL)
+
+    def log_tail(self) -> str:
+        try:
+            return self._log_path.read_bytes()[-LOG_TAIL:].decode(errors="replace")
+        except OSError:
+            return "(no log)"
+
+    @property
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        self._finalizer()
+
+    def __enter__(self) -> ChromaServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

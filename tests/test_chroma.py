@@ -1,0 +1,301 @@
+"""Chroma, embedded and as a real ``chroma run`` server, held to the reference on every shipped fixture.
+
+One server is started for the whole session (or ``$CHROMA_URL`` is used) and
+stopped at the end. Nothing here mocks Chroma: every answer comes from a real
+collection. The pure compiler is tested in ``test_chroma_where.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+import numpy as np
+import pytest
+
+from filterproof.adapters import chroma_where as cw
+from filterproof.adapters import open_backend
+from filterproof.adapters.base import Adapter, Record
+from filterproof.adapters.chroma import ChromaAdapter, ChromaServerAdapter
+from filterproof.congruence import differences, eligible_sets, policy_sets
+from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
+from filterproof.runner import Prepared, Settings, StrategyRun, index, run_backend
+from filterproof.servers.chroma import ChromaServer
+
+BACKENDS = ["chroma", "chroma-server"]
+AS_OF = date(2026, 9, 8)
+
+
+@pytest.fixture(scope="session")
+def chroma_url() -> Iterator[str]:
+    """``$CHROMA_URL`` when set; else one ``chroma run`` for the session, stopped (and checked) at the end."""
+    external = os.environ.get("CHROMA_URL")
+    if external:
+        yield external
+        return
+    server = ChromaServer.start()
+    yield server.url
+    server.stop()
+    assert server.process.returncode is not None, "chroma run still running after stop()"
+
+
+def backend_options(backend: str, url: str) -> dict[str, Any]:
+    return {"chroma_url": url} if backend == "chroma-server" else {}
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, chroma_url: str) -> Iterator[Adapter]:
+    adapter = open_backend(request.param, backend_options(request.param, chroma_url))
+    yield adapter
+    adapter.close()
+
+
+@pytest.fixture(scope="session")
+def reference_runs(shipped: Prepared) -> list[StrategyRun]:
+    return run_backend(shipped, "reference", Settings())
+
+
+# -- congruence with the reference on every shipped fixture ------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_same_selections_decisions_and_k_numbers(
+    shipped: Prepared, reference_runs: list[StrategyRun], backend: str, chroma_url: str
+) -> None:
+    runs = run_backend(shipped, backend, Settings(), backend_options(backend, chroma_url))
+    assert [str(d) for d in differences(reference_runs, runs)] == []
+    for ref, run in zip(reference_runs, runs, strict=True):
+        assert (run.backend, run.strategy) == (backend, ref.strategy)
+        assert run.decisions() == ref.decisions()
+        if run.strategy != "rank_only":
+            assert run.decisions()["leaks"] == 0
+        for k, summary in ref.k.items():
+            for metric in ("recall", "arecall", "arecall_nonempty", "unusable", "precision", "ndcg"):
+                mine, theirs = getattr(run.k[k], metric), getattr(summary, metric)
+                assert (mine is None) == (theirs is None), (run.strategy, k, metric)
+                if mine is not None:
+                    assert round(mine, 3) == round(theirs, 3), (run.strategy, k, metric)
+
+
+def test_eligible_sets_equal_the_policy(shipped: Prepared, store: Adapter) -> None:
+    index(store, shipped)
+    assert eligible_sets(store, shipped) == policy_sets(shipped)
+
+
+PERTURBATIONS: list[tuple[str, object]] = [
+    ("tenant", 7), ("tenant", None), ("tenant", "a/b"), ("revision", True), ("revision", 1.0), ("revision", "1"),
+    ("revision", None), ("status", "draft"), ("status", "Active"), ("groups", "eng"), ("groups", []),
+    ("groups", ["eng", 3]), ("groups", [["eng"]]), ("groups", None), ("valid_from", "2026-13-01"),
+    ("valid_from", "20260101"), ("valid_from", 20260101), ("valid_from", "2026-09-09"), ("valid_until", ""),
+    ("valid_until", 20270101), ("valid_until", "2026-09-08"), ("logical_id", None), ("logical_id", 5),
+]
+TENANTS = ("acme", "acme-corp", "acm", "ácme", "a")
+LOGICAL_IDS = ("x", "y", "b/x", "x#1", "工程")
+
+
+def random_metadata(rng: random.Random) -> dict[str, Any]:
+    """A well-formed document, half the time with one malformed value or near miss."""
+    meta: dict[str, Any] = {
+        "tenant": rng.choice(TENANTS), "logical_id": rng.choice(LOGICAL_IDS), "revision": rng.choice([1, 2]),
+        "status": "active", "groups": rng.choice([["eng"], ["ops", "eng"], ["$or"], ["ops"], ["eng", "eng"]]),
+        "valid_from": rng.choice(["2026-01-01", "2026-09-08"]),
+        "valid_until": rng.choice([None, "2026-09-09", "2027-01-01"]),
+    }
+    if rng.random() < 0.5:
+        name, value = rng.choice(PERTURBATIONS)
+        meta[name] = value
+    if rng.random() < 0.1:
+        del meta[rng.choice(sorted(meta))]
+    return meta
+
+
+def test_generated_metadata_matches_the_policy(store: Adapter) -> None:
+    """The native filter alone (``filter_ids``) and filtered search both give exactly the policy's set.
+
+    Vectors are distinct: with identical vectors Chroma's HNSW graph degenerates and a search
+    may miss documents the filter admits (seen with 400 equal vectors), which is recall, not filtering.
+    """
+    rng = random.Random(20260908)
+    metas = [random_metadata(rng) for _ in range(400)]
+    vectors = np.random.default_rng(7).random((400, 4)).astype(np.float32) + 0.01
+    store.reset(4)
+    store.upsert([Record(f"d{i}", vectors[i], m) for i, m in enumerate(metas)])
+    keys = [(tenant, logical) for tenant in TENANTS for logical in LOGICAL_IDS]
+    active = ActiveRevisions.of({key: rng.choice([1, 2]) for key in keys if rng.random() < 0.8})
+    pairs = [(f"d{i}", m) for i, m in enumerate(metas)]
+    checked = 0
+    for tenant in (*TENANTS, "a/b", "ac"):
+        for groups in ((), ("eng",), ("ops",), ("$or", "ops"), ("e",)):
+            for as_of in (date(2026, 9, 7), AS_OF, date(2026, 9, 9)):
+                where = PolicyFilter(Principal(tenant, groups), as_of, active)
+                expected = eligible_ids(pairs, where)
+                assert store.filter_ids(where) == expected, (tenant, groups, as_of)  # type: ignore[attr-defined]
+                found = {h.id for h in store.search(np.ones(4, dtype=np.float32), 1000, where)}
+                assert found == expected, (tenant, groups, as_of)
+                checked += len(found)
+    assert checked > 200  # the pools do produce eligible documents
+
+
+# -- lifecycle: every change visible on the next query -----------------------------
+
+
+def doc(logical_id: str, revision: int = 1, groups: tuple[str, ...] = ("eng",), **extra: Any) -> dict[str, Any]:
+    return {"tenant": "acme", "logical_id": logical_id, "revision": revision, "status": "active",
+            "groups": list(groups), "valid_from": "2026-01-01", **extra}
+
+
+def vector(*values: float) -> np.ndarray:
+    return np.array(values, dtype=np.float32)
+
+
+ENG = Principal("acme", ("eng",))
+START = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 1, ("acme", "c"): 1})
+
+
+def found(store: Adapter, where: PolicyFilter | None) -> list[str]:
+    return [h.id for h in store.search(vector(1, 1, 1), 100, where)]
+
+
+@pytest.fixture
+def small(store: Adapter) -> Adapter:
+    store.reset(3)
+    store.upsert([Record("a1", vector(1, 0, 0), doc("a")), Record("b1", vector(0, 1, 0), doc("b")),
+                  Record("c1", vector(0, 0, 1), doc("c", valid_until="2026-06-01"))])
+    return store
+
+
+def test_delete_is_visible_on_the_next_query(small: Adapter) -> None:
+    where = PolicyFilter(ENG, AS_OF, START)
+    assert sorted(found(small, where)) == ["a1", "b1"]
+    small.delete(["a1", "never-upserted"])
+    assert found(small, where) == ["b1"]
+    assert sorted(found(small, None)) == ["b1", "c1"]
+
+
+def test_update_metadata_replaces_it_as_a_whole(small: Adapter) -> None:
+    where = PolicyFilter(ENG, AS_OF, START)
+    small.update_metadata("a1", doc("a", groups=("finance",)))  # revoke eng
+    assert found(small, where) == ["b1"]
+    assert found(small, PolicyFilter(Principal("acme", ("finance",)), AS_OF, START)) == ["a1"]
+    small.update_metadata("c1", doc("c"))  # valid_until absent now: the old one must be gone
+    assert sorted(found(small, where)) == ["b1", "c1"]
+    small.update_metadata("b1", {**doc("b"), "groups": "eng"})  # malformed: every stored policy field dropped
+    assert found(small, where) == ["c1"]
+    small.update_metadata("ghost", doc("ghost"))  # unknown id: ignored, not created
+    assert sorted(found(small, None)) == ["a1", "b1", "c1"]
+
+
+def test_superseding_a_revision_and_publishing(small: Adapter) -> None:
+    small.upsert([Record("a2", vector(1, 0.1, 0), doc("a", revision=2))])
+    assert sorted(found(small, PolicyFilter(ENG, AS_OF, START))) == ["a1", "b1"]
+    superseded = START.replace("acme", "a", 2)
+    assert sorted(found(small, PolicyFilter(ENG, AS_OF, superseded))) == ["a2", "b1"]
+    small.upsert([Record("d1", vector(0.5, 0.5, 0.5), doc("d"))])
+    assert "d1" not in found(small, PolicyFilter(ENG, AS_OF, superseded))  # absent from the map
+    published = superseded.replace("acme", "d", 1)
+    assert sorted(found(small, PolicyFilter(ENG, AS_OF, published))) == ["a2", "b1", "d1"]
+
+
+def test_search_shapes(small: Adapter) -> None:
+    hits = small.search(vector(1, 0, 0), 100, None)  # k beyond the count: clamped, no error
+    assert hits[0].id == "a1" and len(hits) == 3
+    assert hits[0].score == pytest.approx(1.0, abs=1e-6)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert small.search(vector(1, 0, 0), 0, None) == []
+    where = PolicyFilter(ENG, AS_OF, START)
+    queries = np.stack([vector(1, 0, 0), vector(0, 1, 0), vector(0.1, 1, 1)])
+    batch = small.search_batch(queries, 1, [where, None, where])  # type: ignore[attr-defined]
+    assert [[h.id for h in hits] for hits in batch] == [["a1"], ["b1"], ["b1"]]
+    small.reset(3)
+    assert small.search(vector(1, 0, 0), 5, None) == []
+
+
+def test_vector_shape_is_checked(small: Adapter) -> None:
+    with pytest.raises(ValueError, match="shape"):
+        small.upsert([Record("bad", vector(1, 0), doc("bad"))])
+
+
+def test_maps_beyond_one_sqlite_statement(store: Adapter, monkeypatch: pytest.MonkeyPatch) -> None:
+    """More active keys than SQLite takes in one statement: several filters, merged top-k, exact sets."""
+    many = {("acme", f"filler-{i}"): 1 for i in range(40_000)}
+    active = ActiveRevisions.of({**many, ("acme", "a"): 1, ("acme", "b"): 2, ("acme", "c"): 1})
+    store.reset(3)
+    store.upsert([Record("a1", vector(1, 0, 0), doc("a")), Record("b2", vector(1, 1, 0), doc("b", revision=2)),
+                  Record("b1", vector(1, 1, 1), doc("b")), Record("c1", vector(0, 0, 1), doc("c"))])
+    where = PolicyFilter(ENG, AS_OF, active)
+    assert len(store.compile(where)) == 3  # type: ignore[attr-defined]
+    assert found(store, where) == ["b2", "a1", "c1"]
+    monkeypatch.setattr(cw, "KEYS_PER_FILTER", 1)  # one key per filter: the merge alone orders the hits
+    small_map = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 2, ("acme", "c"): 1})
+    assert len(store.compile(PolicyFilter(ENG, AS_OF, small_map))) == 3  # type: ignore[attr-defined]
+    assert [h.id for h in store.search(vector(1, 0.2, 0), 2, PolicyFilter(ENG, AS_OF, small_map))] == ["a1", "b2"]
+
+
+# -- no model download, HNSW options, persistence ------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore:legacy embedding function config:DeprecationWarning")
+def test_nothing_downloads_a_model(monkeypatch: pytest.MonkeyPatch, lab_prepared: Prepared) -> None:
+    """Index and query the lab embedded while any connection off the loopback is refused and recorded."""
+    attempts: list[object] = []
+    connect = socket.socket.connect
+
+    def loopback_only(sock: socket.socket, address: Any) -> Any:
+        host = address[0] if isinstance(address, tuple) else str(address)
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and host not in ("127.0.0.1", "::1", "localhost"):
+            attempts.append(address)
+            raise OSError(f"test forbids connecting to {address!r}")
+        return connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", loopback_only)
+    adapter = ChromaAdapter({})
+    try:
+        index(adapter, lab_prepared)
+        assert adapter._open().configuration.get("embedding_function") is None
+        assert eligible_sets(adapter, lab_prepared) == policy_sets(lab_prepared)
+    finally:
+        adapter.close()
+    assert attempts == []
+
+
+@pytest.mark.filterwarnings("ignore:legacy embedding function config:DeprecationWarning")
+def test_hnsw_options_reach_the_collection() -> None:
+    adapter = ChromaAdapter({"ef_search": "64", "ef_construction": "80", "max_neighbors": "12"})
+    try:
+        adapter.reset(3)
+        hnsw = adapter._open().configuration["hnsw"]
+        assert (hnsw["space"], hnsw["ef_search"], hnsw["ef_construction"], hnsw["max_neighbors"]) == (
+            "cosine", 64, 80, 12)
+    finally:
+        adapter.close()
+    with pytest.raises(ValueError, match="ef_search"):
+        ChromaAdapter({"ef_search": "many"})
+
+
+def test_persistent_path_survives_a_reopen(tmp_path: Any) -> None:
+    first = ChromaAdapter({"chroma_path": str(tmp_path)})
+    assert first.capabilities.persistent
+    first.reset(3)
+    first.upsert([Record("a1", vector(1, 0, 0), doc("a"))])
+    first.close()
+    again = ChromaAdapter({"chroma_path": str(tmp_path)})
+    try:
+        assert found(again, PolicyFilter(ENG, AS_OF, START)) == ["a1"]
+    finally:
+        again.close()
+
+
+def test_server_adapter_honours_chroma_url(monkeypatch: pytest.MonkeyPatch, chroma_url: str) -> None:
+    monkeypatch.setenv("CHROMA_URL", chroma_url)
+    adapter = ChromaServerAdapter({})
+    try:
+        assert adapter.server is None and adapter.url == chroma_url
+        adapter.reset(3)
+        adapter.upsert([Record("a1", vector(1, 0, 0), doc("a"))])
+        assert found(adapter, PolicyFilter(ENG, AS_OF, START)) == ["a1"]
+    finally:
+        adapter.close()
