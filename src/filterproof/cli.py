@@ -21,7 +21,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 console = Console() if Console().is_terminal else Console(width=160)
 errors = Console(stderr=True)
 
-DEFAULT_BACKENDS = ["reference"]
+# The embedded backends, run when no --backend is given; one whose extra is not
+# installed is left out with a notice (asked for by name, it is an error).
+DEFAULT_BACKENDS = ["reference", "chroma", "qdrant-edge", "qdrant-local"]
 
 
 def fail(message: str) -> typer.Exit:
@@ -52,7 +54,10 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 @app.command()
 def compare(
     fixtures: Annotated[list[Path], typer.Argument(help="Lab JSON files or authorized-recall corpus directories.")],
-    backend: Annotated[list[str] | None, typer.Option("--backend", "-b", help="Backend; repeat for several.")] = None,
+    backend: Annotated[
+        list[str] | None,
+        typer.Option("--backend", "-b", help="Backend; repeat for several. Default: the embedded ones."),
+    ] = None,
     k: Annotated[str, typer.Option("--k", help="Cut-offs for the ranking metrics.")] = "1,3,5,10",
     candidates: Annotated[str, typer.Option(help="post_filter depth: N (at least N, at least K) or NK (N x K).")] = "1",
     min_score: Annotated[float | None, typer.Option(help="Top-1 score threshold; overrides the fixture's.")] = None,
@@ -70,7 +75,8 @@ def compare(
     except ValueError as error:
         raise fail(f"--candidates: {error}") from None
     settings = Settings(ks=parse_ks(k), candidates=depth, min_score=min_score)
-    backends = backend or DEFAULT_BACKENDS
+    backends = list(backend or DEFAULT_BACKENDS)
+    explicit = bool(backend)
     options = parse_options(option or [])
     options.update({key: str(value) for key, value in
                     (("chroma_path", chroma_path), ("qdrant_path", qdrant_path)) if value is not None})
@@ -81,11 +87,14 @@ def compare(
         except FixtureError as error:
             raise fail(str(error)) from None
         runs: list[StrategyRun] = []
-        for name in backends:
+        for name in list(backends):
             try:
                 runs += run_backend(prepared, name, settings, options)
             except BackendUnavailable as error:
-                raise fail(str(error)) from None
+                if explicit:
+                    raise fail(str(error)) from None
+                errors.print(f"[yellow]skipping[/] {error}", highlight=False)
+                backends.remove(name)
         results.append((prepared, runs))
     from filterproof.report import render, to_json
 

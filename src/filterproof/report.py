@@ -108,11 +108,30 @@ def k_tables(runs: Sequence[StrategyRun], backend: str, ks: Sequence[int]) -> li
     return [full, restricted]
 
 
+def congruence_lines(runs: Sequence[StrategyRun]) -> list[str]:
+    """One line per backend: does it select and rank exactly as the reference does?"""
+    from filterproof.congruence import differences
+
+    reference = [r for r in runs if r.backend == "reference"]
+    lines = []
+    for backend in dict.fromkeys(r.backend for r in runs if r.backend != "reference"):
+        diffs = differences(reference, [r for r in runs if r.backend == backend]) if reference else None
+        if diffs is None:
+            continue
+        if not diffs:
+            lines.append(f"[green]{backend}: identical to reference[/] (every selection, decision and top-K list)")
+        else:
+            lines.append(f"[red]{backend}: {len(diffs)} differences from reference[/], first: {diffs[0]}")
+    return lines
+
+
 def render(console: Console, results: Sequence[tuple[Prepared, list[StrategyRun]]], settings: Settings,
            show_cases: bool | None = None) -> None:
     for prepared, runs in results:
         fixture_header(console, prepared, settings)
         console.print(decisions_table(runs))
+        for line in congruence_lines(runs):
+            console.print(line)
         backends = list(dict.fromkeys(r.backend for r in runs))
         wants_cases = show_cases if show_cases is not None else len(prepared.fixture.cases) <= CASE_TABLE_LIMIT
         for backend in backends:
