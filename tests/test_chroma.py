@@ -1,16 +1,16 @@
-"""Chroma, embedded and as a real ``chroma run`` server, held to the reference on every shipped fixture.
+"""Chroma specifics, embedded and as a real ``chroma run`` server (one per session, or ``$CHROMA_URL``).
 
-One server is started for the whole session (or ``$CHROMA_URL`` is used) and
-stopped at the end. Nothing here mocks Chroma: every answer comes from a real
-collection. The pure compiler is tested in ``test_chroma_where.py``.
+Congruence with the reference lives in ``test_congruence.py`` and the adapter
+contract and lifecycle in the conformance suite (``test_conformance_builtin.py``);
+here: generated metadata, active maps beyond one SQLite statement, no model
+download, HNSW options, persistence. The pure compiler: ``test_chroma_where.py``.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from typing import Any
 
@@ -21,69 +21,19 @@ from filterproof.adapters import chroma_where as cw
 from filterproof.adapters import open_backend
 from filterproof.adapters.base import Adapter, Record
 from filterproof.adapters.chroma import ChromaAdapter, ChromaServerAdapter
-from filterproof.congruence import differences, eligible_sets, policy_sets
+from filterproof.congruence import eligible_sets, policy_sets
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
-from filterproof.runner import Prepared, Settings, StrategyRun, index, run_backend
-from filterproof.servers.chroma import ChromaServer
+from filterproof.runner import Prepared, index
 
 BACKENDS = ["chroma", "chroma-server"]
 AS_OF = date(2026, 9, 8)
 
 
-@pytest.fixture(scope="session")
-def chroma_url() -> Iterator[str]:
-    """``$CHROMA_URL`` when set; else one ``chroma run`` for the session, stopped (and checked) at the end."""
-    external = os.environ.get("CHROMA_URL")
-    if external:
-        yield external
-        return
-    server = ChromaServer.start()
-    yield server.url
-    server.stop()
-    assert server.process.returncode is not None, "chroma run still running after stop()"
-
-
-def backend_options(backend: str, url: str) -> dict[str, Any]:
-    return {"chroma_url": url} if backend == "chroma-server" else {}
-
-
 @pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, chroma_url: str) -> Iterator[Adapter]:
-    adapter = open_backend(request.param, backend_options(request.param, chroma_url))
+def store(request: pytest.FixtureRequest, backend_options: Callable[[str], dict[str, Any]]) -> Iterator[Adapter]:
+    adapter = open_backend(request.param, backend_options(request.param))
     yield adapter
     adapter.close()
-
-
-@pytest.fixture(scope="session")
-def reference_runs(shipped: Prepared) -> list[StrategyRun]:
-    return run_backend(shipped, "reference", Settings())
-
-
-# -- congruence with the reference on every shipped fixture ------------------------
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_same_selections_decisions_and_k_numbers(
-    shipped: Prepared, reference_runs: list[StrategyRun], backend: str, chroma_url: str
-) -> None:
-    runs = run_backend(shipped, backend, Settings(), backend_options(backend, chroma_url))
-    assert [str(d) for d in differences(reference_runs, runs)] == []
-    for ref, run in zip(reference_runs, runs, strict=True):
-        assert (run.backend, run.strategy) == (backend, ref.strategy)
-        assert run.decisions() == ref.decisions()
-        if run.strategy != "rank_only":
-            assert run.decisions()["leaks"] == 0
-        for k, summary in ref.k.items():
-            for metric in ("recall", "arecall", "arecall_nonempty", "unusable", "precision", "ndcg"):
-                mine, theirs = getattr(run.k[k], metric), getattr(summary, metric)
-                assert (mine is None) == (theirs is None), (run.strategy, k, metric)
-                if mine is not None:
-                    assert round(mine, 3) == round(theirs, 3), (run.strategy, k, metric)
-
-
-def test_eligible_sets_equal_the_policy(shipped: Prepared, store: Adapter) -> None:
-    index(store, shipped)
-    assert eligible_sets(store, shipped) == policy_sets(shipped)
 
 
 PERTURBATIONS: list[tuple[str, object]] = [
@@ -140,7 +90,7 @@ def test_generated_metadata_matches_the_policy(store: Adapter) -> None:
     assert checked > 200  # the pools do produce eligible documents
 
 
-# -- lifecycle: every change visible on the next query -----------------------------
+# -- active maps larger than one SQLite statement ------------------------------------
 
 
 def doc(logical_id: str, revision: int = 1, groups: tuple[str, ...] = ("eng",), **extra: Any) -> dict[str, Any]:
@@ -158,65 +108,6 @@ START = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 1, ("acme", "c"): 1
 
 def found(store: Adapter, where: PolicyFilter | None) -> list[str]:
     return [h.id for h in store.search(vector(1, 1, 1), 100, where)]
-
-
-@pytest.fixture
-def small(store: Adapter) -> Adapter:
-    store.reset(3)
-    store.upsert([Record("a1", vector(1, 0, 0), doc("a")), Record("b1", vector(0, 1, 0), doc("b")),
-                  Record("c1", vector(0, 0, 1), doc("c", valid_until="2026-06-01"))])
-    return store
-
-
-def test_delete_is_visible_on_the_next_query(small: Adapter) -> None:
-    where = PolicyFilter(ENG, AS_OF, START)
-    assert sorted(found(small, where)) == ["a1", "b1"]
-    small.delete(["a1", "never-upserted"])
-    assert found(small, where) == ["b1"]
-    assert sorted(found(small, None)) == ["b1", "c1"]
-
-
-def test_update_metadata_replaces_it_as_a_whole(small: Adapter) -> None:
-    where = PolicyFilter(ENG, AS_OF, START)
-    small.update_metadata("a1", doc("a", groups=("finance",)))  # revoke eng
-    assert found(small, where) == ["b1"]
-    assert found(small, PolicyFilter(Principal("acme", ("finance",)), AS_OF, START)) == ["a1"]
-    small.update_metadata("c1", doc("c"))  # valid_until absent now: the old one must be gone
-    assert sorted(found(small, where)) == ["b1", "c1"]
-    small.update_metadata("b1", {**doc("b"), "groups": "eng"})  # malformed: every stored policy field dropped
-    assert found(small, where) == ["c1"]
-    small.update_metadata("ghost", doc("ghost"))  # unknown id: ignored, not created
-    assert sorted(found(small, None)) == ["a1", "b1", "c1"]
-
-
-def test_superseding_a_revision_and_publishing(small: Adapter) -> None:
-    small.upsert([Record("a2", vector(1, 0.1, 0), doc("a", revision=2))])
-    assert sorted(found(small, PolicyFilter(ENG, AS_OF, START))) == ["a1", "b1"]
-    superseded = START.replace("acme", "a", 2)
-    assert sorted(found(small, PolicyFilter(ENG, AS_OF, superseded))) == ["a2", "b1"]
-    small.upsert([Record("d1", vector(0.5, 0.5, 0.5), doc("d"))])
-    assert "d1" not in found(small, PolicyFilter(ENG, AS_OF, superseded))  # absent from the map
-    published = superseded.replace("acme", "d", 1)
-    assert sorted(found(small, PolicyFilter(ENG, AS_OF, published))) == ["a2", "b1", "d1"]
-
-
-def test_search_shapes(small: Adapter) -> None:
-    hits = small.search(vector(1, 0, 0), 100, None)  # k beyond the count: clamped, no error
-    assert hits[0].id == "a1" and len(hits) == 3
-    assert hits[0].score == pytest.approx(1.0, abs=1e-6)
-    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-    assert small.search(vector(1, 0, 0), 0, None) == []
-    where = PolicyFilter(ENG, AS_OF, START)
-    queries = np.stack([vector(1, 0, 0), vector(0, 1, 0), vector(0.1, 1, 1)])
-    batch = small.search_batch(queries, 1, [where, None, where])  # type: ignore[attr-defined]
-    assert [[h.id for h in hits] for hits in batch] == [["a1"], ["b1"], ["b1"]]
-    small.reset(3)
-    assert small.search(vector(1, 0, 0), 5, None) == []
-
-
-def test_vector_shape_is_checked(small: Adapter) -> None:
-    with pytest.raises(ValueError, match="shape"):
-        small.upsert([Record("bad", vector(1, 0), doc("bad"))])
 
 
 def test_maps_beyond_one_sqlite_statement(store: Adapter, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,7 +22,7 @@ SUITE = ["-p", "no:cacheprovider", "--pyargs", "filterproof.conformance", "--con
 
 def test_reference_passes_through_pyargs(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*SUITE, "--backend", "reference")
-    result.assert_outcomes(passed=26)
+    result.assert_outcomes(passed=31)
 
 
 def test_without_an_adapter_the_suite_skips_with_the_reason(pytester: pytest.Pytester) -> None:

@@ -1,21 +1,16 @@
-"""Qdrant in process (edge), in local mode and as a server, held to the reference on every shipped fixture.
+"""Qdrant specifics: in process (edge), local mode, and a server when ``QDRANT_URL`` or Docker is there.
 
-Nothing here mocks Qdrant: every answer comes from a real engine. ``qdrant-server``
-runs when ``QDRANT_URL`` is set or a Docker engine answers (marker ``docker``);
-otherwise its tests skip with the reason. The pure compiler and payload encoding
-are tested in ``test_qdrant_compiler.py``, the server provisioning in
-``test_qdrant_servers.py``.
-
-Troubleshooting: a difference on one backend only, on a fixture with ties, is
-usually a score differing in the 7th digit (see ``strategies.TIE_DIGITS``); a
-difference on ``eligible_sets`` is a filter bug, never a ranking one.
+Nothing here mocks Qdrant: every answer comes from a real engine. Congruence with
+the reference lives in ``test_congruence.py``, the adapter contract and lifecycle
+in the conformance suite (``test_conformance_builtin.py``); here: generated
+metadata, path stores, edge's HNSW, option parsing, long filters. The compiler and
+payload encoding: ``test_qdrant_compiler.py``; provisioning: ``test_qdrant_servers.py``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from typing import Any
 
@@ -25,38 +20,16 @@ import pytest
 from filterproof.adapters import BackendUnavailable, open_backend
 from filterproof.adapters.base import Adapter, Record
 from filterproof.adapters.qdrant import QdrantEdgeAdapter, QdrantServerAdapter
-from filterproof.congruence import differences, eligible_sets, policy_sets
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
-from filterproof.runner import Prepared, Settings, StrategyRun, index, run_backend
-from filterproof.servers.qdrant import QdrantService, Server, ServiceUnavailable
 
 AS_OF = date(2026, 9, 8)
 IN_PROCESS = ["qdrant-edge", "qdrant-local"]
 BACKENDS = [*IN_PROCESS, pytest.param("qdrant-server", marks=pytest.mark.docker)]
-METRICS = ("recall", "arecall", "arecall_nonempty", "unusable", "precision", "ndcg")
-
-
-@pytest.fixture(scope="session")
-def qdrant_server() -> Iterator[Server]:
-    """``QDRANT_URL``, else a testcontainers container for the session, else skip with the reason."""
-    with contextlib.ExitStack() as stack:
-        try:
-            server = stack.enter_context(QdrantService().provide())
-        except ServiceUnavailable as error:
-            pytest.skip(str(error))
-        yield server
-
-
-def options_for(backend: str, request: pytest.FixtureRequest) -> dict[str, Any]:
-    if backend != "qdrant-server":
-        return {}
-    server: Server = request.getfixturevalue("qdrant_server")
-    return {"qdrant_url": server.url, "qdrant_api_key": server.api_key}
 
 
 @pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest) -> Iterator[Adapter]:
-    adapter = open_backend(request.param, options_for(request.param, request))
+def store(request: pytest.FixtureRequest, backend_options: Callable[[str], dict[str, Any]]) -> Iterator[Adapter]:
+    adapter = open_backend(request.param, backend_options(request.param))
     yield adapter
     adapter.close()
 
@@ -66,38 +39,6 @@ def local_store(request: pytest.FixtureRequest) -> Iterator[Adapter]:
     adapter = open_backend(request.param)
     yield adapter
     adapter.close()
-
-
-@pytest.fixture(scope="session")
-def reference_runs(shipped: Prepared) -> list[StrategyRun]:
-    return run_backend(shipped, "reference", Settings())
-
-
-# -- congruence with the reference on every shipped fixture ------------------------
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_same_selections_decisions_and_k_numbers(
-    shipped: Prepared, reference_runs: list[StrategyRun], backend: str, request: pytest.FixtureRequest
-) -> None:
-    runs = run_backend(shipped, backend, Settings(), options_for(backend, request))
-    assert [str(d) for d in differences(reference_runs, runs)] == []
-    for ref, run in zip(reference_runs, runs, strict=True):
-        assert (run.backend, run.strategy) == (backend, ref.strategy)
-        assert run.decisions() == ref.decisions()
-        if run.strategy != "rank_only":
-            assert run.decisions()["leaks"] == 0
-        for k, summary in ref.k.items():
-            for metric in METRICS:
-                mine, theirs = getattr(run.k[k], metric), getattr(summary, metric)
-                assert (mine is None) == (theirs is None), (run.strategy, k, metric)
-                if mine is not None:
-                    assert round(mine, 3) == round(theirs, 3), (run.strategy, k, metric)
-
-
-def test_eligible_sets_equal_the_policy(shipped: Prepared, store: Adapter) -> None:
-    index(store, shipped)
-    assert eligible_sets(store, shipped) == policy_sets(shipped)
 
 
 def random_metadata(rng: random.Random) -> dict[str, Any]:
@@ -142,7 +83,7 @@ def test_generated_metadata_matches_the_policy(store: Adapter) -> None:
     assert checked > 50  # the pools do produce eligible documents
 
 
-# -- lifecycle: every change visible on the next query -----------------------------
+# -- local stores on a path, and their reset ------------------------------------------
 
 
 def doc(logical_id: str, revision: int = 1, groups: tuple[str, ...] = ("eng",), **extra: Any) -> dict[str, Any]:
@@ -160,69 +101,6 @@ START = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 1, ("acme", "c"): 1
 
 def found(store: Adapter, where: PolicyFilter | None) -> list[str]:
     return [h.id for h in store.search(vector(1, 1, 1), 100, where)]
-
-
-@pytest.fixture
-def small(store: Adapter) -> Adapter:
-    store.reset(3)
-    store.upsert([Record("a1", vector(1, 0, 0), doc("a")), Record("b1", vector(0, 1, 0), doc("b")),
-                  Record("c1", vector(0, 0, 1), doc("c", valid_until="2026-06-01"))])
-    return store
-
-
-def test_delete_is_visible_on_the_next_query(small: Adapter) -> None:
-    where = PolicyFilter(ENG, AS_OF, START)
-    assert sorted(found(small, where)) == ["a1", "b1"]
-    small.delete(["a1", "never-upserted"])
-    assert found(small, where) == ["b1"]
-    assert sorted(found(small, None)) == ["b1", "c1"]
-
-
-def test_update_metadata_replaces_it_as_a_whole(small: Adapter) -> None:
-    where = PolicyFilter(ENG, AS_OF, START)
-    small.update_metadata("a1", doc("a", groups=("finance",)))  # revoke eng
-    assert found(small, where) == ["b1"]
-    assert found(small, PolicyFilter(Principal("acme", ("finance",)), AS_OF, START)) == ["a1"]
-    small.update_metadata("c1", doc("c"))  # valid_until absent now: the stored one must be gone
-    assert sorted(found(small, where)) == ["b1", "c1"]
-    small.update_metadata("b1", {**doc("b"), "groups": "eng"})  # malformed: every filtered field dropped
-    assert found(small, where) == ["c1"]
-    small.update_metadata("ghost", doc("ghost"))  # unknown id: ignored, not created
-    assert sorted(found(small, None)) == ["a1", "b1", "c1"]
-
-
-def test_superseding_a_revision_and_publishing(small: Adapter) -> None:
-    small.upsert([Record("a2", vector(1, 0.1, 0), doc("a", revision=2))])
-    assert sorted(found(small, PolicyFilter(ENG, AS_OF, START))) == ["a1", "b1"]
-    superseded = START.replace("acme", "a", 2)
-    assert sorted(found(small, PolicyFilter(ENG, AS_OF, superseded))) == ["a2", "b1"]
-    small.upsert([Record("d1", vector(0.5, 0.5, 0.5), doc("d"))])
-    assert "d1" not in found(small, PolicyFilter(ENG, AS_OF, superseded))  # absent from the map
-    published = superseded.replace("acme", "d", 1)
-    assert sorted(found(small, PolicyFilter(ENG, AS_OF, published))) == ["a2", "b1", "d1"]
-    assert sorted(found(small, PolicyFilter(ENG, AS_OF, START))) == ["a1", "b1"]  # the old map still answers
-
-
-def test_search_shapes(small: Adapter) -> None:
-    hits = small.search(vector(1, 0, 0), 100, None)  # k beyond the count: clamped, no error
-    assert hits[0].id == "a1" and len(hits) == 3
-    assert hits[0].score == pytest.approx(1.0, abs=1e-6)
-    assert hits[1].score == pytest.approx(0.0, abs=1e-6)  # cosine, not a distance
-    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-    assert small.search(vector(1, 0, 0), 0, None) == []
-    where = PolicyFilter(ENG, AS_OF, START)
-    batch = small.search_batch(np.stack([vector(1, 0, 0), vector(0, 1, 0), vector(0, 1, 1)]), 1,  # type: ignore[attr-defined]
-                               [where, None, where])
-    assert [[h.id for h in hits] for hits in batch] == [["a1"], ["b1"], ["b1"]]
-    small.reset(3)
-    assert small.search(vector(1, 0, 0), 5, None) == []
-
-
-def test_vector_shape_is_checked(small: Adapter) -> None:
-    with pytest.raises(ValueError, match="shape"):
-        small.upsert([Record("bad", vector(1, 0), doc("bad"))])
-    with pytest.raises(ValueError, match="shape"):
-        small.search(vector(1, 0, 0, 0), 3, None)
 
 
 def test_a_path_store_is_used_and_reset_empties_it(local_store: Adapter, tmp_path: Any) -> None:

@@ -6,9 +6,10 @@ stays on our side of the line. The whole contract:
 
 * ``reset(dim)`` creates the index, or empties it, for vectors of ``dim`` floats.
 * ``upsert(records)`` inserts or replaces documents: an id, a float32 vector of
-  length 1 (cosine space) and the document's metadata *exactly as the fixture gave
-  it*, malformed values included. Storing metadata in a form the store can filter
-  on is the adapter's job; so is making sure malformed metadata never matches.
+  ``dim`` floats (another length raises ``ValueError``; cosine space) and the
+  document's metadata *exactly as the fixture gave it*, malformed values included.
+  Storing metadata in a form the store can filter on is the adapter's job; so is
+  making sure malformed metadata never matches.
 * ``delete(ids)`` removes documents; unknown ids are ignored.
 * ``update_metadata(id, metadata)`` replaces a document's metadata as a whole
   (revoke a group, supersede a revision); its vector is unchanged.

@@ -29,6 +29,8 @@ from filterproof.policy import PolicyFilter
 
 def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
     """The k best of ``rows`` by score, ties by row order (earlier first)."""
+    if k <= 0:
+        return rows[:0]
     if len(rows) > k:
         cut = np.partition(scores[rows], len(rows) - k)[len(rows) - k]
         rows = rows[scores[rows] >= cut]

@@ -28,6 +28,7 @@ from filterproof import congruence
 from filterproof.adapters.base import Adapter
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.conformance import scenarios as sc
+from filterproof.conformance.contract import ContractChecks
 from filterproof.conformance.lifecycle import LifecycleChecks
 from filterproof.conformance.placement import PlacementChecks
 from filterproof.fixtures import load_fixture
@@ -196,5 +197,5 @@ class CoreChecks:
             assert got == want, f"groups {groups!r}: {sc.mismatch(got, want, s.docs)}"
 
 
-class AdapterConformanceTests(CoreChecks, LifecycleChecks, PlacementChecks):
+class AdapterConformanceTests(CoreChecks, ContractChecks, LifecycleChecks, PlacementChecks):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""

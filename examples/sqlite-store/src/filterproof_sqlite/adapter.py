@@ -77,6 +77,9 @@ class SqliteAdapter:
         self._dim, self._active_digest = dim, None
 
     def upsert(self, records: Sequence[Record]) -> None:
+        for r in records:
+            if np.shape(r.vector) != (self._dim,):
+                raise ValueError(f"{r.id}: vector of shape {np.shape(r.vector)}, the index takes ({self._dim},)")
         rows = [(r.id, np.asarray(r.vector, dtype=np.float32).tobytes(), json.dumps(dict(r.metadata)))
                 for r in records]
         # Replace in place, keeping the row's insertion sequence for tie order.
