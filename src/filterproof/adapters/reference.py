@@ -3,6 +3,7 @@
 Small on purpose, and public so that users can test their own code against it:
 
     >>> import numpy as np
+from scipy import sparse
     >>> from filterproof.adapters.base import Record
     >>> store = ReferenceAdapter()
     >>> store.reset(2)
@@ -10,8 +11,9 @@ Small on purpose, and public so that users can test their own code against it:
     >>> store.search(np.array([1.0, 0.0], dtype=np.float32), 5, None)
     [Hit(id='a', score=1.0)]
 
-Search is one matrix-vector product and one partial sort; the native filter is
-``PolicyColumns.mask``, numpy masks over columns built once after each change.
+Search is one matrix-vector product (sparse when the vectors are, as exact TF-IDF
+vectors are) and one partial sort; the native filter is ``PolicyColumns.mask``,
+numpy masks over columns built once after each change.
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from filterproof.adapters.base import Capabilities, Hit, Record
 from filterproof.columns import PolicyColumns
 from filterproof.embedding import unit_rows
 from filterproof.policy import PolicyFilter
+
+SPARSE_BELOW = 0.05
+"""Stored vectors denser than this share of non-zeros are searched as a dense matrix."""
 
 
 def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
@@ -51,7 +57,7 @@ class ReferenceAdapter:
         self._row: dict[str, int] = {}
         self._vectors: list[np.ndarray] = []
         self._metadata: list[Mapping[str, Any]] = []
-        self._matrix: np.ndarray | None = None
+        self._matrix: np.ndarray | sparse.csr_matrix | None = None
         self._columns: PolicyColumns | None = None
 
     def reset(self, dim: int) -> None:
@@ -93,7 +99,11 @@ class ReferenceAdapter:
         if self._matrix is None:
             stacked = np.vstack(self._vectors) if self._vectors else np.zeros((0, self._dim), np.float32)
             self._matrix = unit_rows(stacked)
-        return self._matrix @ unit_rows(np.asarray(vector, dtype=np.float32)[None, :])[0]
+            # Exact TF-IDF rows are almost all zeros: a sparse product reads only the weights.
+            if stacked.size and np.count_nonzero(stacked) < SPARSE_BELOW * stacked.size:
+                self._matrix = sparse.csr_matrix(self._matrix)
+        query = unit_rows(np.asarray(vector, dtype=np.float32)[None, :])[0]
+        return np.asarray(self._matrix @ query).ravel()
 
     def mask(self, where: PolicyFilter) -> np.ndarray:
         if self._columns is None:
