@@ -82,3 +82,19 @@ def test_the_suite_ships_the_same_fixtures_as_the_repository() -> None:
     for relative in ("freshness-lab.json", "adversarial.json", "authorized-recall/corpus.json",
                      "authorized-recall/queries.json", "authorized-recall/profiles.json"):
         assert (shipped / relative).read_bytes() == (root / "fixtures" / relative).read_bytes(), relative
+
+
+def test_capabilities_skip_what_an_adapter_cannot_take(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(rankonly='''
+        from filterproof.adapters.base import Capabilities
+        from filterproof.adapters.reference import ReferenceAdapter
+
+        class RankOnly(ReferenceAdapter):
+            name = "rank-only-store"
+            capabilities = Capabilities(native_filter=False, lifecycle=False)
+    ''')
+    pytester.syspathinsert()
+    result = pytester.runpytest(*SUITE, "--adapter", "rankonly:RankOnly", "-rs")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0 and outcomes["skipped"] >= 15 and outcomes["passed"] >= 5
+    result.stdout.fnmatch_lines(["*rank-only-store declares native_filter=False: no pre_filter to check*"])

@@ -44,7 +44,8 @@ class ContractChecks:
 
     def test_batched_search_answers_like_single_searches(self, adapter: Adapter) -> None:
         """``search_batch`` (when present) returns one list per query, in order, each honouring its filter."""
-        where = three(adapter) if adapter.capabilities.native_filter else None
+        policy = three(adapter)
+        where = policy if adapter.capabilities.native_filter else None
         queries = np.stack([vec(1, 0, 0), vec(0, 1, 0), vec(0.1, 1, 1)])
         wheres = [where, None, where]
         batch = search_many(adapter, queries, 1, wheres)
