@@ -129,3 +129,7 @@ def backends() -> None:
 def version() -> None:
     """Print the version."""
     console.print(__version__)
+
+from filterproof.scale.commands import register as _register_scale  # noqa: E402
+
+_register_scale(app)
