@@ -36,6 +36,11 @@ def corpus_prepared() -> Prepared:
     return prepare(load_fixture(FIXTURES / "authorized-recall"))
 
 
+@pytest.fixture(scope="session")
+def adversarial() -> Prepared:
+    return prepare(load_fixture(FIXTURES / "adversarial.json"))
+
+
 @pytest.fixture(scope="session", params=SHIPPED)
 def shipped(request: pytest.FixtureRequest) -> Prepared:
     """Each shipped fixture, prepared (vectors and policy answers) once."""

@@ -20,7 +20,9 @@ import pytest
 from filterproof.adapters import BackendUnavailable, open_backend
 from filterproof.adapters.base import Adapter, Record
 from filterproof.adapters.qdrant import QdrantEdgeAdapter, QdrantServerAdapter
+from filterproof.congruence import eligible_sets, policy_sets
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
+from filterproof.runner import Prepared, index
 
 AS_OF = date(2026, 9, 8)
 IN_PROCESS = ["qdrant-edge", "qdrant-local"]
@@ -164,9 +166,20 @@ def test_edge_options_from_the_command_line_are_parsed() -> None:
     default = QdrantEdgeAdapter({})
     assert not default.capabilities.exact and default.capabilities.recall_tolerance > 0
     default.close()
-    for bad in ({"hnsw_ef": "many"}, {"exact": "perhaps"}, {"hnsw_ef": "-1"}):
+    for bad in ({"hnsw_ef": "many"}, {"exact": "perhaps"}, {"hnsw_ef": "-1"}, {"acorn": "maybe"}):
         with pytest.raises(ValueError, match="option"):
             QdrantEdgeAdapter(bad)
+
+
+def test_acorn_search_keeps_the_policy(adversarial: Prepared) -> None:
+    """ACORN changes how the graph is walked under a filter, never what the filter admits."""
+    adapter = QdrantEdgeAdapter({"acorn": "true"})
+    try:
+        assert adapter._params.acorn.enable
+        index(adapter, adversarial)
+        assert eligible_sets(adapter, adversarial) == policy_sets(adversarial)
+    finally:
+        adapter.close()
 
 
 def test_server_backend_without_a_url_says_how_to_get_one(monkeypatch: pytest.MonkeyPatch) -> None:

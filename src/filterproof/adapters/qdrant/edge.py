@@ -14,7 +14,8 @@ vectors) are never turned into HNSW and are searched exactly: the shipped fixtur
 are; a corpus of 100k x 256-d is not.
 
 Options (strings from the CLI are parsed): ``hnsw_ef`` (search-time beam, default
-``HNSW_EF``), ``exact`` (brute force, default false), ``hnsw_m``, ``hnsw_ef_construct``,
+``HNSW_EF``), ``exact`` (brute force, default false), ``acorn`` (ACORN filtered graph
+search, default false), ``hnsw_m``, ``hnsw_ef_construct``,
 ``full_scan_threshold_kb`` (below it, a filtered search scans instead of walking the
 graph), ``indexing_threshold_kb`` (segments above it get HNSW; absent: Qdrant's
 default; 0: never), ``qdrant_path``.
@@ -86,7 +87,10 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
         super().__init__(EdgeFamily())
         options = options or {}
         self._exact = option_bool(options, "exact")
-        self._params = qe.SearchParams(hnsw_ef=option_int(options, "hnsw_ef", HNSW_EF), exact=self._exact)
+        # ACORN walks the graph past filtered-out neighbours: recall under broad and narrow filters alike.
+        acorn = qe.AcornSearchParams(enable=True) if option_bool(options, "acorn") else None
+        self._params = qe.SearchParams(hnsw_ef=option_int(options, "hnsw_ef", HNSW_EF), exact=self._exact,
+                                       acorn=acorn)
         self._hnsw = qe.HnswIndexConfig(
             m=option_int(options, "hnsw_m", HNSW_M),
             ef_construct=option_int(options, "hnsw_ef_construct", HNSW_EF_CONSTRUCT),
