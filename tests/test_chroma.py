@@ -21,6 +21,8 @@ from filterproof.adapters import chroma_where as cw
 from filterproof.adapters import open_backend
 from filterproof.adapters.base import Adapter, Record
 from filterproof.adapters.chroma import ChromaAdapter, ChromaServerAdapter
+from filterproof.conformance import scenarios as sc
+from filterproof.conformance.contract import found_ids, vec
 from filterproof.congruence import eligible_sets, policy_sets
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
 from filterproof.runner import Prepared, index
@@ -93,21 +95,7 @@ def test_generated_metadata_matches_the_policy(store: Adapter) -> None:
 # -- active maps larger than one SQLite statement ------------------------------------
 
 
-def doc(logical_id: str, revision: int = 1, groups: tuple[str, ...] = ("eng",), **extra: Any) -> dict[str, Any]:
-    return {"tenant": "acme", "logical_id": logical_id, "revision": revision, "status": "active",
-            "groups": list(groups), "valid_from": "2026-01-01", **extra}
-
-
-def vector(*values: float) -> np.ndarray:
-    return np.array(values, dtype=np.float32)
-
-
-ENG = Principal("acme", ("eng",))
 START = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 1, ("acme", "c"): 1})
-
-
-def found(store: Adapter, where: PolicyFilter | None) -> list[str]:
-    return [h.id for h in store.search(vector(1, 1, 1), 100, where)]
 
 
 def test_maps_beyond_one_sqlite_statement(store: Adapter, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,15 +103,18 @@ def test_maps_beyond_one_sqlite_statement(store: Adapter, monkeypatch: pytest.Mo
     many = {("acme", f"filler-{i}"): 1 for i in range(40_000)}
     active = ActiveRevisions.of({**many, ("acme", "a"): 1, ("acme", "b"): 2, ("acme", "c"): 1})
     store.reset(3)
-    store.upsert([Record("a1", vector(1, 0, 0), doc("a")), Record("b2", vector(1, 1, 0), doc("b", revision=2)),
-                  Record("b1", vector(1, 1, 1), doc("b")), Record("c1", vector(0, 0, 1), doc("c"))])
-    where = PolicyFilter(ENG, AS_OF, active)
+    store.upsert([Record("a1", vec(1, 0, 0), sc.meta(logical_id="a")),
+                  Record("b2", vec(1, 1, 0), sc.meta(logical_id="b", revision=2)),
+                  Record("b1", vec(1, 1, 1), sc.meta(logical_id="b")),
+                  Record("c1", vec(0, 0, 1), sc.meta(logical_id="c"))])
+    where = PolicyFilter(sc.principal(), AS_OF, active)
     assert len(store.compile(where)) == 3  # type: ignore[attr-defined]
-    assert found(store, where) == ["b2", "a1", "c1"]
+    assert found_ids(store, where) == ["b2", "a1", "c1"]
     monkeypatch.setattr(cw, "KEYS_PER_FILTER", 1)  # one key per filter: the merge alone orders the hits
     small_map = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 2, ("acme", "c"): 1})
-    assert len(store.compile(PolicyFilter(ENG, AS_OF, small_map))) == 3  # type: ignore[attr-defined]
-    assert [h.id for h in store.search(vector(1, 0.2, 0), 2, PolicyFilter(ENG, AS_OF, small_map))] == ["a1", "b2"]
+    small_where = PolicyFilter(sc.principal(), AS_OF, small_map)
+    assert len(store.compile(small_where)) == 3  # type: ignore[attr-defined]
+    assert [h.id for h in store.search(vec(1, 0.2, 0), 2, small_where)] == ["a1", "b2"]
 
 
 # -- no model download, HNSW options, persistence ------------------------------------
@@ -171,11 +162,11 @@ def test_persistent_path_survives_a_reopen(tmp_path: Any) -> None:
     first = ChromaAdapter({"chroma_path": str(tmp_path)})
     assert first.capabilities.persistent
     first.reset(3)
-    first.upsert([Record("a1", vector(1, 0, 0), doc("a"))])
+    first.upsert([Record("a1", vec(1, 0, 0), sc.meta(logical_id="a"))])
     first.close()
     again = ChromaAdapter({"chroma_path": str(tmp_path)})
     try:
-        assert found(again, PolicyFilter(ENG, AS_OF, START)) == ["a1"]
+        assert found_ids(again, PolicyFilter(sc.principal(), AS_OF, START)) == ["a1"]
     finally:
         again.close()
 
@@ -186,7 +177,7 @@ def test_server_adapter_honours_chroma_url(monkeypatch: pytest.MonkeyPatch, chro
     try:
         assert adapter.server is None and adapter.url == chroma_url
         adapter.reset(3)
-        adapter.upsert([Record("a1", vector(1, 0, 0), doc("a"))])
-        assert found(adapter, PolicyFilter(ENG, AS_OF, START)) == ["a1"]
+        adapter.upsert([Record("a1", vec(1, 0, 0), sc.meta(logical_id="a"))])
+        assert found_ids(adapter, PolicyFilter(sc.principal(), AS_OF, START)) == ["a1"]
     finally:
         adapter.close()

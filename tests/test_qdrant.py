@@ -20,6 +20,8 @@ import pytest
 from filterproof.adapters import BackendUnavailable, open_backend
 from filterproof.adapters.base import Adapter, Record
 from filterproof.adapters.qdrant import QdrantEdgeAdapter, QdrantServerAdapter
+from filterproof.conformance import scenarios as sc
+from filterproof.conformance.contract import found_ids, vec
 from filterproof.congruence import eligible_sets, policy_sets
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
 from filterproof.runner import Prepared, index
@@ -88,21 +90,7 @@ def test_generated_metadata_matches_the_policy(store: Adapter) -> None:
 # -- local stores on a path, and their reset ------------------------------------------
 
 
-def doc(logical_id: str, revision: int = 1, groups: tuple[str, ...] = ("eng",), **extra: Any) -> dict[str, Any]:
-    return {"tenant": "acme", "logical_id": logical_id, "revision": revision, "status": "active",
-            "groups": list(groups), "valid_from": "2026-01-01", **extra}
-
-
-def vector(*values: float) -> np.ndarray:
-    return np.array(values, dtype=np.float32)
-
-
-ENG = Principal("acme", ("eng",))
 START = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 1, ("acme", "c"): 1})
-
-
-def found(store: Adapter, where: PolicyFilter | None) -> list[str]:
-    return [h.id for h in store.search(vector(1, 1, 1), 100, where)]
 
 
 def test_a_path_store_is_used_and_reset_empties_it(local_store: Adapter, tmp_path: Any) -> None:
@@ -111,11 +99,11 @@ def test_a_path_store_is_used_and_reset_empties_it(local_store: Adapter, tmp_pat
     adapter = open_backend(name, {"qdrant_path": str(tmp_path)})
     try:
         adapter.reset(3)
-        adapter.upsert([Record("a1", vector(1, 0, 0), doc("a"))])
-        assert found(adapter, None) == ["a1"]
+        adapter.upsert([Record("a1", vec(1, 0, 0), sc.meta(logical_id="a"))])
+        assert found_ids(adapter, None) == ["a1"]
         assert any(tmp_path.iterdir())
         adapter.reset(3)
-        assert found(adapter, None) == []
+        assert found_ids(adapter, None) == []
     finally:
         adapter.close()
     assert tmp_path.exists()  # the caller's directory is never removed
@@ -128,7 +116,7 @@ def test_edge_builds_hnsw_lazily_and_searches_it_well() -> None:
     rng = np.random.default_rng(7)
     n, dim, k = 4000, 32, 10
     vectors = rng.standard_normal((n, dim)).astype(np.float32)
-    metas = [doc(f"l{i}", groups=("eng",) if i % 2 else ("ops",)) for i in range(n)]
+    metas = [sc.meta(logical_id=f"l{i}", groups=[sc.GROUP] if i % 2 else ["ops"]) for i in range(n)]
     active = ActiveRevisions.of({("acme", f"l{i}"): 1 for i in range(n)})
     options = {"indexing_threshold_kb": "200", "full_scan_threshold_kb": "50"}  # 4000 x 32 floats: 500 KB
     approx, exact = QdrantEdgeAdapter(options), QdrantEdgeAdapter({**options, "exact": "true"})
@@ -138,7 +126,7 @@ def test_edge_builds_hnsw_lazily_and_searches_it_well() -> None:
             store.upsert([Record(f"d{i}", vectors[i], metas[i]) for i in range(n)])
         assert approx.shard.info().indexed_vectors_count == 0  # nothing built before the first search
         queries = rng.standard_normal((20, dim)).astype(np.float32)
-        where = PolicyFilter(ENG, AS_OF, active)
+        where = PolicyFilter(sc.principal(), AS_OF, active)
         approx_hits = approx.search_batch(queries, k, [where] * len(queries))
         info = approx.shard.info()
         assert info.points_count == n and info.indexed_vectors_count == n  # HNSW over every vector
@@ -191,8 +179,9 @@ def test_server_backend_without_a_url_says_how_to_get_one(monkeypatch: pytest.Mo
 def test_long_filters_are_split_across_batched_calls(local_store: Adapter) -> None:
     """A server refuses huge bodies: ``max_keys_per_call`` bounds the revision keys one call carries."""
     local_store.reset(3)
-    local_store.upsert([Record("a1", vector(1, 0, 0), doc("a")), Record("b1", vector(0, 1, 0), doc("b"))])
-    where, other = PolicyFilter(ENG, AS_OF, START), PolicyFilter(Principal("beta", ("eng",)), AS_OF, START)
+    local_store.upsert([Record("a1", vec(1, 0, 0), sc.meta(logical_id="a")),
+                        Record("b1", vec(0, 1, 0), sc.meta(logical_id="b"))])
+    where, other = PolicyFilter(sc.principal(), AS_OF, START), PolicyFilter(sc.principal("beta"), AS_OF, START)
     wheres = [where, None, where, other, where]  # 3, 0, 3, 0, 3 keys
     vectors = np.ones((len(wheres), 3), dtype=np.float32)
     uncapped = local_store.search_batch(vectors, 5, wheres)  # type: ignore[attr-defined]

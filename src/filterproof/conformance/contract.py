@@ -14,6 +14,11 @@ def vec(*values: float) -> np.ndarray:
     return np.array(values, dtype=np.float32)
 
 
+def found_ids(adapter: Adapter, where: PolicyFilter | None) -> list[str]:
+    """Ids the adapter returns for an all-ones probe under ``where``, best first."""
+    return [h.id for h in adapter.search(vec(1, 1, 1), 100, where)]
+
+
 def three(adapter: Adapter) -> PolicyFilter:
     """a1, b1 eligible; c1 expired before AS_OF. Returns the principal's filter."""
     docs = {"a1": sc.meta(logical_id="a"), "b1": sc.meta(logical_id="b"),
