@@ -44,6 +44,14 @@ def _series(records: list[dict[str, Any]], **match: Any) -> list[tuple[float, fl
     return sorted((r["selectivity"], r["_y"]) for r in rows if r["_y"] is not None)
 
 
+def save(plt: Any, fig: Any, path: Path) -> Path:
+    """Lay out, write the PNG and free the figure (pyplot keeps every open figure alive)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def _with(records: list[dict[str, Any]], metric: str) -> list[dict[str, Any]]:
     return [{**r, "_y": r.get(metric)} for r in records]
 
@@ -97,10 +105,7 @@ def arecall_vs_selectivity(rep: dict[str, Any], path: Path) -> Path:
     docs = rep["corpus"]["documents"]
     fig.suptitle(f"Authorized recall@{k} vs selectivity, {docs:,} documents\nnative pre-filter (blue) against "
                  "post-filtering the top C unfiltered hits (orange)", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, path)
 
 
 def false_abstention_vs_depth(rep: dict[str, Any], path: Path) -> Path:
@@ -127,10 +132,7 @@ def false_abstention_vs_depth(rep: dict[str, Any], path: Path) -> Path:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=7, title="selectivity", title_fontsize=7)
     fig.suptitle("post_filter: abstaining although an eligible answer exists, by candidate depth", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, path)
 
 
 def _depth_value(label: str, k: int) -> int:
@@ -164,10 +166,7 @@ def latency_vs_selectivity(rep: dict[str, Any], path: Path) -> Path:
         ax.yaxis.set_minor_formatter(plt.matplotlib.ticker.NullFormatter())
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, path)
 
 
 def recall_vs_exact(rep: dict[str, Any], path: Path) -> Path:
@@ -186,10 +185,7 @@ def recall_vs_exact(rep: dict[str, Any], path: Path) -> Path:
     ax.set_title("Native pre-filtered search against the exact filtered answer", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, path)
 
 
 FIGURES = {

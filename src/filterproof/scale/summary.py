@@ -48,15 +48,21 @@ def _level_header(level: float) -> str:
     return f"{level * 100:g}%"
 
 
-def metric_table(rep: dict[str, Any], metric: str, k: int, title: str, strategies: Sequence[str] | None = None,
-                 fmt: str = ".3f", bad: float | None = 0.9) -> Table:
-    """Rows (backend, strategy and depth) x columns (selectivity levels), one metric at one K."""
+def by_level_table(rep: dict[str, Any], title: str) -> tuple[list[float], Table]:
+    """The report's selectivity levels, and an empty table: backend, strategy, one column per level."""
     levels = sorted(float(level) for level in rep["levels"])
     table = Table(title=title, title_justify="left")
     table.add_column("backend")
     table.add_column("strategy")
     for level in levels:
         table.add_column(_level_header(level), justify="right")
+    return levels, table
+
+
+def metric_table(rep: dict[str, Any], metric: str, k: int, title: str, strategies: Sequence[str] | None = None,
+                 fmt: str = ".3f", bad: float | None = 0.9) -> Table:
+    """Rows (backend, strategy and depth) x columns (selectivity levels), one metric at one K."""
+    levels, table = by_level_table(rep, title)
     rows: dict[tuple[str, str], dict[float, Any]] = {}
     for r in rep["records"]:
         if r["k"] != k or (strategies and r["strategy"] not in strategies):
@@ -68,12 +74,7 @@ def metric_table(rep: dict[str, Any], metric: str, k: int, title: str, strategie
 
 
 def latency_table(rep: dict[str, Any]) -> Table:
-    levels = sorted(float(level) for level in rep["levels"])
-    table = Table(title="Single-query latency p50 / p95 (ms)", title_justify="left")
-    table.add_column("backend")
-    table.add_column("strategy")
-    for level in levels:
-        table.add_column(_level_header(level), justify="right")
+    levels, table = by_level_table(rep, "Single-query latency p50 / p95 (ms)")
     rows: dict[tuple[str, str], dict[float, str]] = {}
     for r in rep["latency"]:
         cell = "-" if r["p50_ms"] is None else f"{r['p50_ms']:.1f} / {r['p95_ms']:.1f}"
