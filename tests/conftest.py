@@ -65,12 +65,12 @@ def chroma_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def qdrant_server() -> Iterator[Server]:
     """``QDRANT_URL``, else a testcontainers container for the session, else skip with the reason."""
-    from filterproof.servers.qdrant import QdrantService, ServiceUnavailable
+    from filterproof.servers.qdrant import BackendUnavailable, QdrantService
 
     with contextlib.ExitStack() as stack:
         try:
             server = stack.enter_context(QdrantService().provide())
-        except ServiceUnavailable as error:
+        except BackendUnavailable as error:
             pytest.skip(str(error))
         yield server
 
@@ -81,10 +81,10 @@ def backend_options(request: pytest.FixtureRequest) -> Callable[[str], dict[str,
 
     def options(backend: str) -> dict[str, Any]:
         if backend == "chroma-server":
-            return {"chroma_url": request.getfixturevalue("chroma_url")}
+            return {"url": request.getfixturevalue("chroma_url")}
         if backend == "qdrant-server":
             server = request.getfixturevalue("qdrant_server")
-            return {"qdrant_url": server.url, "qdrant_api_key": server.api_key}
+            return {"url": server.url, "api_key": server.api_key}
         return {}
 
     return options

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from filterproof.adapters import chroma_where as cw
 from filterproof.adapters import open_backend
 from filterproof.adapters.base import Adapter, Record
 from filterproof.adapters.chroma import ChromaAdapter, ChromaServerAdapter
+from filterproof.adapters.chroma import where as cw
 from filterproof.conformance import scenarios as sc
 from filterproof.conformance.contract import found_ids, vec
 from filterproof.congruence import eligible_sets, policy_sets
@@ -159,12 +159,12 @@ def test_hnsw_options_reach_the_collection() -> None:
 
 
 def test_persistent_path_survives_a_reopen(tmp_path: Any) -> None:
-    first = ChromaAdapter({"chroma_path": str(tmp_path)})
+    first = ChromaAdapter({"path": str(tmp_path)})
     assert first.capabilities.persistent
     first.reset(3)
     first.upsert([Record("a1", vec(1, 0, 0), sc.meta(logical_id="a"))])
     first.close()
-    again = ChromaAdapter({"chroma_path": str(tmp_path)})
+    again = ChromaAdapter({"path": str(tmp_path)})
     try:
         assert found_ids(again, PolicyFilter(sc.principal(), AS_OF, START)) == ["a1"]
     finally:

@@ -19,8 +19,7 @@ from filterproof.adapters.base import Record
 from filterproof.adapters.chroma import ChromaServerAdapter
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
 from filterproof.servers import chroma as servers
-from filterproof.servers.chroma import ChromaServer, ServerUnavailable, heartbeat
-from filterproof.servers.containers import ServiceUnavailable
+from filterproof.servers.chroma import BackendUnavailable, ChromaServer, heartbeat
 
 META = {"tenant": "acme", "logical_id": "a", "revision": 1, "status": "active", "groups": ["eng"],
         "valid_from": "2026-01-01"}
@@ -100,14 +99,14 @@ def test_a_server_that_dies_at_start_is_reported_with_its_log(monkeypatch: pytes
         busy.listen()
         port = busy.getsockname()[1]
         monkeypatch.setattr(servers, "free_port", lambda host="127.0.0.1": port)
-        with pytest.raises(ServerUnavailable, match=rf"exited with code .*\n(?s:.*){port}"):
+        with pytest.raises(BackendUnavailable, match=rf"exited with code .*\n(?s:.*){port}"):
             ChromaServer.start()
 
 
 def test_a_missing_executable_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(servers.sys, "executable", str(tmp_path / "python"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(ServerUnavailable, match="no 'chroma' executable"):
+    with pytest.raises(BackendUnavailable, match="no 'chroma' executable"):
         ChromaServer.start()
 
 
@@ -127,12 +126,12 @@ def test_docker_without_an_engine_is_a_clear_error(monkeypatch: pytest.MonkeyPat
         pytest.skip("a Docker engine answers here: the container path would really start")
     monkeypatch.delenv("CHROMA_URL", raising=False)
     started = time.monotonic()
-    with pytest.raises(ServiceUnavailable, match=r"no Docker engine and no CHROMA_URL"):
-        ChromaServerAdapter({"chroma_server": "docker"})
+    with pytest.raises(BackendUnavailable, match=r"no Docker engine and no CHROMA_URL"):
+        ChromaServerAdapter({"server": "docker"})
     assert time.monotonic() - started < 30
 
 
 def test_an_unknown_server_kind_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CHROMA_URL", raising=False)
-    with pytest.raises(ValueError, match="chroma_server"):
-        ChromaServerAdapter({"chroma_server": "kubernetes"})
+    with pytest.raises(ValueError, match="server"):
+        ChromaServerAdapter({"server": "kubernetes"})

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from filterproof.adapters import chroma_where as cw
+from filterproof.adapters.chroma import where as cw
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, structural_problem
 
 ADVERSARIAL = Path(__file__).resolve().parent.parent / "fixtures" / "adversarial.json"

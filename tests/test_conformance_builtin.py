@@ -47,7 +47,7 @@ def chroma_url() -> Iterator[str]:
 class TestChromaServer(AdapterConformanceTests):
     @pytest.fixture()
     def adapter(self, chroma_url: str) -> Iterator[Adapter]:
-        yield from fresh("chroma-server", chroma_url=chroma_url)
+        yield from fresh("chroma-server", url=chroma_url)
 
 
 class TestQdrantEdge(AdapterConformanceTests):

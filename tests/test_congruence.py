@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from filterproof.adapters import Adapter, open_backend
+from filterproof.adapters import Adapter, BackendSpec, open_backend
 from filterproof.congruence import differences, eligible_sets, policy_sets
 from filterproof.runner import Prepared, Settings, StrategyRun, index, run_backend
 
@@ -43,10 +43,10 @@ def test_same_selections_decisions_and_k_numbers(
     shipped: Prepared, reference_runs: list[StrategyRun], backend: str,
     backend_options: Callable[[str], dict[str, Any]],
 ) -> None:
-    runs = run_backend(shipped, backend, Settings(), backend_options(backend))
+    runs = run_backend(shipped, BackendSpec.of(backend, backend_options(backend)), Settings())
     assert [str(d) for d in differences(reference_runs, runs)] == []
     for ref, run in zip(reference_runs, runs, strict=True):
-        assert (run.backend, run.strategy) == (backend, ref.strategy)
+        assert (run.backend.split(":")[0], run.strategy) == (backend, ref.strategy)
         assert run.decisions() == ref.decisions()
         if run.strategy != "rank_only":
             assert run.decisions()["leaks"] == 0

@@ -96,7 +96,7 @@ START = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 1, ("acme", "c"): 1
 def test_a_path_store_is_used_and_reset_empties_it(local_store: Adapter, tmp_path: Any) -> None:
     name = local_store.name
     local_store.close()
-    adapter = open_backend(name, {"qdrant_path": str(tmp_path)})
+    adapter = open_backend(name, {"path": str(tmp_path)})
     try:
         adapter.reset(3)
         adapter.upsert([Record("a1", vec(1, 0, 0), sc.meta(logical_id="a"))])
@@ -201,7 +201,7 @@ def test_server_adapter_options_and_requests_are_well_formed(monkeypatch: pytest
     from filterproof.adapters.qdrant.payload import INDEXES
 
     monkeypatch.delenv("QDRANT_URL", raising=False)
-    nowhere = {"qdrant_url": "http://127.0.0.1:9", "check_compatibility": "false"}
+    nowhere = {"url": "http://127.0.0.1:9", "check_compatibility": "false"}
     adapter = QdrantServerAdapter({**nowhere, "hnsw_ef": "32", "exact": "1"})
     other = QdrantServerAdapter(nowhere)
     assert adapter.capabilities.exact and not other.capabilities.exact

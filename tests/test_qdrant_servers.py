@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from filterproof.servers.chroma_container import ChromaService
-from filterproof.servers.containers import ContainerService, Server, ServiceUnavailable, docker_host_problem
+from filterproof.servers.containers import BackendUnavailable, ContainerService, Server, docker_host_problem
 from filterproof.servers.qdrant import QdrantService
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +35,7 @@ def test_no_engine_and_no_url_is_reported_within_seconds(
     started = time.monotonic()
     reason = service().unavailable_reason()
     assert reason is not None and reason.startswith(f"no Docker engine and no {service.URL_ENV}")
-    with pytest.raises(ServiceUnavailable, match=f"no Docker engine and no {service.URL_ENV}"), service().provide():
+    with pytest.raises(BackendUnavailable, match=f"no Docker engine and no {service.URL_ENV}"), service().provide():
         pass
     assert time.monotonic() - started < 5.0
 
@@ -107,7 +107,7 @@ def test_the_provided_chroma_server_answers() -> None:
     with contextlib.ExitStack() as stack:
         try:
             server = stack.enter_context(ChromaService().provide())
-        except ServiceUnavailable as error:
+        except BackendUnavailable as error:
             pytest.skip(str(error))
         chromadb = pytest.importorskip("chromadb")
         client = chromadb.HttpClient(host=server.host, port=server.port)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from filterproof import __version__
-from filterproof.adapters import BackendUnavailable, backend_names
+from filterproof.adapters import BackendUnavailable, UsageError, backend_names, parse_specs, resolve
 from filterproof.fixtures import FixtureError, load_fixture
 from filterproof.runner import Prepared, Settings, StrategyRun, prepare, run_backend
 from filterproof.strategies import CandidateDepth
@@ -41,16 +41,6 @@ def parse_ks(text: str) -> tuple[int, ...]:
     return ks
 
 
-def parse_options(pairs: list[str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise fail(f"--option {pair!r}: expected KEY=VALUE")
-        options[key.strip()] = value
-    return options
-
-
 @app.command()
 def compare(
     fixtures: Annotated[list[Path], typer.Argument(help="Lab JSON files or authorized-recall corpus directories.")],
@@ -65,9 +55,6 @@ def compare(
     show_cases: Annotated[
         bool | None, typer.Option("--cases/--no-cases", help="Per-case table (default: small fixtures).")
     ] = None,
-    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Backend option KEY=VALUE.")] = None,
-    chroma_path: Annotated[Path | None, typer.Option(help="chroma: persist here (PersistentClient).")] = None,
-    qdrant_path: Annotated[Path | None, typer.Option(help="qdrant-local / qdrant-edge: store here.")] = None,
 ) -> None:
     """Run fixtures through backends under rank_only, post_filter and pre_filter, and compare."""
     try:
@@ -75,11 +62,11 @@ def compare(
     except ValueError as error:
         raise fail(f"--candidates: {error}") from None
     settings = Settings(ks=parse_ks(k), candidates=depth, min_score=min_score)
-    backends = list(backend or DEFAULT_BACKENDS)
     explicit = bool(backend)
-    options = parse_options(option or [])
-    options.update({key: str(value) for key, value in
-                    (("chroma_path", chroma_path), ("qdrant_path", qdrant_path)) if value is not None})
+    try:
+        backends = [resolve(spec) for spec in parse_specs(backend or DEFAULT_BACKENDS)]
+    except UsageError as error:
+        raise fail(str(error)) from None
     results: list[tuple[Prepared, list[StrategyRun]]] = []
     for path in fixtures:
         try:
@@ -87,20 +74,21 @@ def compare(
         except FixtureError as error:
             raise fail(str(error)) from None
         runs: list[StrategyRun] = []
-        for name in list(backends):
+        for spec in list(backends):
             try:
-                runs += run_backend(prepared, name, settings, options)
+                runs += run_backend(prepared, spec, settings)
             except BackendUnavailable as error:
                 if explicit:
                     raise fail(str(error)) from None
                 errors.print(f"[yellow]skipping[/] {error}", highlight=False)
-                backends.remove(name)
+                backends.remove(spec)
         results.append((prepared, runs))
     from filterproof.report import render, to_json
 
     render(console, results, settings, show_cases)
     if json_out is not None:
-        json_out.write_text(json.dumps(to_json(results, settings, options), indent=2) + "\n")
+        json_out.write_text(json.dumps(to_json(results, settings, {b.label: b.spec.options for b in backends}),
+                                       indent=2) + "\n")
         console.print(f"wrote {json_out}")
 
 

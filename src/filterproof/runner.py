@@ -7,15 +7,15 @@ every strategy. Results are plain dataclasses; ``report`` renders them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from filterproof import metrics
-from filterproof.adapters import Adapter, open_backend
+from filterproof.adapters import Adapter
 from filterproof.adapters.base import Hit, records_of
+from filterproof.adapters.registry import Resolved, resolve
+from filterproof.adapters.spec import BackendSpec
 from filterproof.embedding import Embedding, TfidfSpace
 from filterproof.fixtures import Case, Fixture
 from filterproof.policy import PolicyFilter, eligible_ids
@@ -202,15 +202,14 @@ def index(adapter: Adapter, prepared: Prepared) -> None:
                                   [d.metadata for d in chunk]))
 
 
-def run_backend(
-    prepared: Prepared, backend: str, settings: Settings, options: Mapping[str, Any] | None = None
-) -> list[StrategyRun]:
-    adapter = open_backend(backend, options)
+def run_backend(prepared: Prepared, backend: Resolved | BackendSpec | str, settings: Settings) -> list[StrategyRun]:
+    backend = backend if isinstance(backend, Resolved) else resolve(backend)
+    adapter = backend.open()
     try:
         index(adapter, prepared)
         runs = evaluate(adapter, prepared, settings)
     finally:
         adapter.close()
     for run in runs:
-        run.backend = backend
+        run.backend = backend.label
     return runs

@@ -22,20 +22,37 @@ stays on our side of the line. The whole contract:
 * ``close()`` releases the store; the adapter is not used afterwards.
 * ``capabilities`` says what the adapter can do, so that tests it cannot take skip.
 
-Optionally, ``search_batch(vectors, k, wheres)`` answers many queries in one call;
-``search_many`` uses it when present. Adapters need not sort ties, drop zero
-scores or know fixture order: the strategies do that, identically for all stores.
+Two methods are optional (``BatchSearch``, ``Optimizable``):
+
+* ``search_batch(vectors, k, wheres)`` answers many queries in one call, one list
+  per query in order, each under its own filter; ``search_many`` uses it when present.
+* ``optimize()`` builds what the writes since the last call need (an HNSW graph);
+  the harness calls it after ingesting and before timing queries.
+
+An adapter class may declare ``Options``, a pydantic model of the options it takes
+(``adapters.options.AdapterOptions``); the registry validates a backend spec's
+options against it before the adapter is built. ``AdapterBase`` gives the optional
+parts honest defaults (options, ``search_batch`` as a loop, ``optimize`` as a no-op,
+``close`` and the context manager); the built-in adapters use it, third-party
+adapters need not. Adapters need not sort ties, drop zero scores or know fixture
+order: the strategies do that, identically for all stores.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, Self, runtime_checkable
 
 import numpy as np
 
+from filterproof.adapters.options import AdapterOptions, NoOptions
+from filterproof.errors import AdapterError
 from filterproof.policy import PolicyFilter
+
+__all__ = ["Adapter", "AdapterBase", "AdapterError", "BatchSearch", "Capabilities", "Hit", "Optimizable", "Record",
+           "optimize", "records_of", "search_many"]
 
 
 @dataclass(frozen=True)
@@ -71,10 +88,6 @@ class Capabilities:
     """For approximate adapters: how far a mean metric may fall below the exact reference."""
 
 
-class AdapterError(RuntimeError):
-    """An adapter broke the contract (an unknown id returned, a store refused a write)."""
-
-
 @runtime_checkable
 class Adapter(Protocol):
     """A vector store behind filterproof's boundary (see the module docstring)."""
@@ -95,14 +108,87 @@ class Adapter(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class BatchSearch(Protocol):
+    """Optional: many queries in one call, one list of hits per query, each under its own filter."""
+
+    def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]: ...
+
+
+@runtime_checkable
+class Optimizable(Protocol):
+    """Optional: build the index now (after an ingest), rather than on the first search."""
+
+    def optimize(self) -> None: ...
+
+
+class AdapterBase(ABC):
+    """An optional base class: the six methods to write, and honest defaults for the rest.
+
+        class MyStore(AdapterBase):
+            name = "mystore"
+            Options = MyOptions                  # optional: a pydantic model of the options
+            capabilities = Capabilities(exact=True)
+
+            def reset(self, dim): ...            # and upsert, delete, update_metadata, search
+
+    ``self.options`` holds the validated options; ``with MyStore() as store:`` closes it.
+    """
+
+    name: ClassVar[str] = "adapter"
+    Options: ClassVar[type[AdapterOptions]] = NoOptions
+    capabilities: Capabilities = Capabilities()
+
+    def __init__(self, options: AdapterOptions | Mapping[str, Any] | None = None) -> None:
+        self.options = self.Options.coerce(options, self.name)
+
+    @abstractmethod
+    def reset(self, dim: int) -> None: ...
+
+    @abstractmethod
+    def upsert(self, records: Sequence[Record]) -> None: ...
+
+    @abstractmethod
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    @abstractmethod
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None: ...
+
+    @abstractmethod
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]: ...
+
+    def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
+        """One ``search`` per query; stores with a batch API override this."""
+        if len(vectors) != len(wheres):
+            raise ValueError(f"{len(vectors)} vectors but {len(wheres)} filters")
+        return [self.search(vector, k, where) for vector, where in zip(vectors, wheres, strict=True)]
+
+    def optimize(self) -> None:  # noqa: B027 - an optional hook with a default, not an abstract method
+        """Nothing to build: the index is ready after every write."""
+
+    def close(self) -> None:  # noqa: B027
+        """Nothing to release."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def search_many(
     adapter: Adapter, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]
 ) -> list[list[Hit]]:
     """One search per row of ``vectors``; a single call when the adapter batches."""
-    batch = getattr(adapter, "search_batch", None)
-    if batch is not None:
-        return batch(vectors, k, wheres)
+    if isinstance(adapter, BatchSearch):
+        return adapter.search_batch(vectors, k, wheres)
     return [adapter.search(vector, k, where) for vector, where in zip(vectors, wheres, strict=True)]
+
+
+def optimize(adapter: Adapter) -> None:
+    """Let an adapter that builds its index lazily build it now."""
+    if isinstance(adapter, Optimizable):
+        adapter.optimize()
 
 
 def records_of(ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> list[Record]:

@@ -3,7 +3,6 @@
 Small on purpose, and public so that users can test their own code against it:
 
     >>> import numpy as np
-from scipy import sparse
     >>> from filterproof.adapters.base import Record
     >>> store = ReferenceAdapter()
     >>> store.reset(2)
@@ -24,7 +23,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from filterproof.adapters.base import Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.columns import PolicyColumns
 from filterproof.embedding import unit_rows
 from filterproof.policy import PolicyFilter
@@ -44,11 +43,12 @@ def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
     return rows[order][:k]
 
 
-class ReferenceAdapter:
+class ReferenceAdapter(AdapterBase):
     name = "reference"
     capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
         self._clear(0)
 
     def _clear(self, dim: int) -> None:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filterproof.adapters import BackendUnavailable, open_backend
+from filterproof.adapters import BackendSpec, BackendUnavailable, open_backend
 from filterproof.adapters.base import Hit, records_of
 from filterproof.scale.evaluate import Accumulator, latency_records
 from filterproof.scale.generator import GeneratorConfig, generate
@@ -35,31 +35,6 @@ DEFAULT_KS = (1, 10)
 
 Tick = Callable[[str, str, int], None]
 """Progress callback: (backend label, phase, units done); phases "ingest", "queries", "latency"."""
-
-
-@dataclass(frozen=True)
-class BackendSpec:
-    """One index build of one backend with fixed options; ``label`` names it in the report."""
-
-    name: str
-    options: tuple[tuple[str, str], ...] = ()
-
-    @classmethod
-    def parse(cls, text: str) -> BackendSpec:
-        name, _, rest = text.partition(":")
-        options = []
-        for pair in filter(None, (p.strip() for p in rest.split(","))):
-            key, sep, value = pair.partition("=")
-            if not sep or not key.strip():
-                raise ValueError(f"backend {text!r}: expected name or name:key=value,key=value")
-            options.append((key.strip(), value.strip()))
-        if not name.strip():
-            raise ValueError(f"backend {text!r}: missing name")
-        return cls(name.strip(), tuple(options))
-
-    @property
-    def label(self) -> str:
-        return self.name + (":" + ",".join(f"{k}={v}" for k, v in self.options) if self.options else "")
 
 
 @dataclass(frozen=True)
@@ -141,7 +116,7 @@ def latency_pass(adapter: TimedAdapter, data: ScaleData, cfg: SweepConfig, tick:
 def run_spec(data: ScaleData, spec: BackendSpec, cfg: SweepConfig, tick: Tick) -> dict[str, Any]:
     """Build one backend, run all passes, and return its section of the report."""
     clock = Clock()
-    adapter = TimedAdapter(open_backend(spec.name, dict(spec.options)), clock)
+    adapter = TimedAdapter(open_backend(spec), clock)
     info: dict[str, Any] = {"label": spec.label, "backend": spec.name, "options": dict(spec.options),
                             "exact": adapter.capabilities.exact}
     wall = time.perf_counter()

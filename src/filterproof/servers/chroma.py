@@ -25,7 +25,7 @@ import urllib.request
 import weakref
 from pathlib import Path
 
-from filterproof.adapters import BackendUnavailable
+from filterproof.errors import BackendUnavailable
 
 STARTUP_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
@@ -37,9 +37,6 @@ _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 """Heartbeats go straight to the server, whatever proxy the environment names."""
 
 
-class ServerUnavailable(BackendUnavailable):
-    """A Chroma server could not be started, or died; the message carries its log tail."""
-
 
 def chroma_executable() -> str:
     """The ``chroma`` next to this interpreter (the venv's), else the one on PATH."""
@@ -48,7 +45,7 @@ def chroma_executable() -> str:
         return str(beside)
     found = shutil.which("chroma")
     if found is None:
-        raise ServerUnavailable("no 'chroma' executable next to the interpreter or on PATH: pip install chromadb")
+        raise BackendUnavailable("no 'chroma' executable next to the interpreter or on PATH: pip install chromadb")
     return found
 
 
@@ -103,7 +100,7 @@ class ChromaServer:
                                            stderr=subprocess.STDOUT, env=env, start_new_session=True)
         except OSError as error:
             shutil.rmtree(workdir, ignore_errors=True)
-            raise ServerUnavailable(f"cannot run {command[0]}: {error}") from error
+            raise BackendUnavailable(f"cannot run {command[0]}: {error}") from error
         server = cls(process, f"http://{host}:{port}", workdir)
         try:
             server._wait_ready(timeout)
@@ -116,10 +113,10 @@ class ChromaServer:
         deadline = time.monotonic() + timeout
         while not heartbeat(self.url):
             if self.process.poll() is not None:
-                raise ServerUnavailable(f"chroma run exited with code {self.process.returncode} "
+                raise BackendUnavailable(f"chroma run exited with code {self.process.returncode} "
                                         f"before answering on {self.url}:\n{self.log_tail()}")
             if time.monotonic() > deadline:
-                raise ServerUnavailable(f"chroma run did not answer on {self.url} within {timeout:.0f} s:\n"
+                raise BackendUnavailable(f"chroma run did not answer on {self.url} within {timeout:.0f} s:\n"
                                         f"{self.log_tail()}")
             time.sleep(POLL_INTERVAL)
 

@@ -9,7 +9,7 @@ Runnable on a machine with a Docker engine (or with ``CHROMA_URL`` set)::
         client = chromadb.HttpClient(host=server.host, port=server.port)
         print(client.heartbeat())
 
-Without either, ``provide()`` raises ``ServiceUnavailable("no Docker engine and no
+Without either, ``provide()`` raises ``BackendUnavailable("no Docker engine and no
 CHROMA_URL: ...")`` within milliseconds. The testcontainers default image
 (``chromadb/chroma:1.0.0``) predates list metadata, so the image is pinned to the
 chromadb we test, 1.5.9 (override: ``FILTERPROOF_CHROMA_IMAGE``); its container
@@ -22,9 +22,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from filterproof.servers.containers import ContainerService, Server, ServiceUnavailable
+from filterproof.errors import BackendUnavailable
+from filterproof.servers.containers import ContainerService, Server
 
-__all__ = ["ChromaService", "Server", "ServiceUnavailable"]
+__all__ = ["BackendUnavailable", "ChromaService", "Server"]
 
 
 class ChromaService(ContainerService):

@@ -11,7 +11,7 @@ error that says what to install. ``provide()`` is a context manager that yields 
    is started or stopped, the server is the caller's;
 2. otherwise a container of ``IMAGE`` (override: ``IMAGE_ENV``) when a Docker engine
    answers, stopped when the block ends;
-3. otherwise ``ServiceUnavailable`` with the reason, at once. The testcontainers
+3. otherwise ``BackendUnavailable`` with the reason, at once. The testcontainers
    constructor already fails within milliseconds on a missing socket; a TCP
    ``DOCKER_HOST`` that drops packets could block docker-py for its 60 s timeout, so
    such a host is first probed with a ``PROBE_TIMEOUT`` connect.
@@ -27,14 +27,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from filterproof.adapters import BackendUnavailable
+from filterproof.errors import BackendUnavailable
 
 PROBE_TIMEOUT = 1.0
 DOCKER_TCP_PORT = 2375
 
-
-class ServiceUnavailable(BackendUnavailable):
-    """No URL in the environment and no Docker engine (or no testcontainers); the message says which."""
 
 
 @dataclass(frozen=True)
@@ -96,20 +93,20 @@ class ContainerService:
         raise NotImplementedError
 
     def _create(self) -> Any:
-        """The container, or ``ServiceUnavailable`` with the reason, quickly."""
+        """The container, or ``BackendUnavailable`` with the reason, quickly."""
         unavailable = f"no Docker engine and no {self.URL_ENV}"
         problem = docker_host_problem()
         if problem:
-            raise ServiceUnavailable(f"{unavailable}: {problem}")
+            raise BackendUnavailable(f"{unavailable}: {problem}")
         try:
             return self._container(self.image())
         except ImportError as error:
-            raise ServiceUnavailable(
+            raise BackendUnavailable(
                 f"no {self.URL_ENV}, and a {self.NAME} container needs testcontainers: "
                 f"pip install 'filterproof[docker]' ({error})"
             ) from error
         except Exception as error:  # docker.errors.DockerException: raised by the constructor, before start
-            raise ServiceUnavailable(f"{unavailable}: {str(error)[:300]}") from error
+            raise BackendUnavailable(f"{unavailable}: {str(error)[:300]}") from error
 
     def unavailable_reason(self) -> str | None:
         """None when ``provide()`` can yield a server; else why not. Creates (never starts) a container."""
@@ -117,7 +114,7 @@ class ContainerService:
             return None
         try:
             self._create()
-        except ServiceUnavailable as error:
+        except BackendUnavailable as error:
             return str(error)
         return None
 

@@ -8,9 +8,9 @@ Runnable on a machine with a Docker engine (or with ``QDRANT_URL`` set)::
 
     with QdrantService().provide() as server:
         runs = run_backend(prepare(load_fixture("fixtures/freshness-lab.json")), "qdrant-server",
-                           Settings(), {"qdrant_url": server.url, "qdrant_api_key": server.api_key})
+                           Settings(), {"url": server.url, "api_key": server.api_key})
 
-Without either, ``provide()`` raises ``ServiceUnavailable("no Docker engine and no
+Without either, ``provide()`` raises ``BackendUnavailable("no Docker engine and no
 QDRANT_URL: ...")`` within milliseconds, and the tests skip with that reason.
 
 The image is pinned near our qdrant-client (1.20): qdrant-client accepts servers
@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from filterproof.servers.containers import ContainerService, Server, ServiceUnavailable
+from filterproof.errors import BackendUnavailable
+from filterproof.servers.containers import ContainerService, Server
 
-__all__ = ["QdrantService", "Server", "ServiceUnavailable"]
+__all__ = ["BackendUnavailable", "QdrantService", "Server"]
 
 
 class QdrantService(ContainerService):

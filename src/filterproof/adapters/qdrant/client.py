@@ -6,13 +6,12 @@ force, so it is exact and judges our filters independently of the Rust engine.
 Payload indexes and search parameters have no effect there (it warns), so the
 adapter creates none and sends none.
 
-``qdrant-server`` talks to a real server at ``--option qdrant_url=...`` or
-``QDRANT_URL`` (API key: ``qdrant_api_key`` / ``QDRANT_API_KEY``; also ``timeout``, ``hnsw_ef``, ``exact``,
-``check_compatibility``), for instance the
+``qdrant-server`` talks to a real server at ``qdrant-server:url=...`` or
+``QDRANT_URL`` (API key: ``api_key`` / ``QDRANT_API_KEY``; see ``options.QdrantServerOptions``), for instance the
 ``qdrant`` service of the top-level ``docker-compose.yml`` or a testcontainers
 container (``filterproof.servers.qdrant``). Its collection gets the payload
 indexes of ``payload.INDEXES``; every write waits (``wait=True``) so that the
-next query sees it. Unless ``qdrant_collection`` names one, each adapter works in
+next query sees it. Unless ``collection`` names one, each adapter works in
 a collection of its own, ``filterproof_<random>``, dropped on close, so that runs
 sharing a server never see each other's points.
 """
@@ -27,13 +26,13 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from filterproof.adapters import BackendUnavailable
 from filterproof.adapters.base import Capabilities
-from filterproof.adapters.qdrant.common import Point, QdrantAdapter, option_bool, option_int
+from filterproof.adapters.qdrant.common import Point, QdrantAdapter
+from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServerOptions
 from filterproof.adapters.qdrant.payload import ID, INDEXES, IndexKind
+from filterproof.errors import BackendUnavailable
 
 COLLECTION = "filterproof"
-SERVER_TIMEOUT = 60
 RECALL_TOLERANCE = 0.01
 SERVER_KEYS_PER_CALL = 250_000
 """About 4.5 MB of revision keys per batched request (measured ~18 bytes a key in the JSON body);
@@ -74,9 +73,8 @@ def index_schema(kind: IndexKind) -> models.PayloadSchemaType | models.KeywordIn
 class _ClientAdapter(QdrantAdapter[Any]):
     """Everything but how the client is opened and whether indexes and search params apply."""
 
-    def __init__(self, client: QdrantClient, collection: str, indexed: bool, params: models.SearchParams | None,
-                 drop_on_close: bool) -> None:
-        super().__init__(ModelsFamily())
+    def _attach(self, client: QdrantClient, collection: str, indexed: bool, params: models.SearchParams | None,
+                drop_on_close: bool) -> None:
         self._client, self._collection, self._indexed = client, collection, indexed
         self._params, self._drop_on_close = params, drop_on_close
 
@@ -124,37 +122,38 @@ class _ClientAdapter(QdrantAdapter[Any]):
 
 class QdrantLocalAdapter(_ClientAdapter):
     name = "qdrant-local"
+    Options = QdrantLocalOptions
+    options: QdrantLocalOptions
     capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
 
-    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
-        path = (options or {}).get("qdrant_path")
-        client = QdrantClient(path=str(path)) if path else QdrantClient(":memory:")
-        super().__init__(client, COLLECTION, indexed=False, params=None, drop_on_close=False)
+    def __init__(self, options: QdrantLocalOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options, ModelsFamily())
+        path = self.options.path
+        client = QdrantClient(path=path) if path else QdrantClient(":memory:")
+        self._attach(client, COLLECTION, indexed=False, params=None, drop_on_close=False)
 
 
 class QdrantServerAdapter(_ClientAdapter):
     name = "qdrant-server"
+    Options = QdrantServerOptions
+    options: QdrantServerOptions
     max_keys_per_call = SERVER_KEYS_PER_CALL
 
-    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
-        options = options or {}
-        url = options.get("qdrant_url") or os.environ.get("QDRANT_URL")
+    def __init__(self, options: QdrantServerOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options, ModelsFamily())
+        opts = self.options
+        url = opts.url or os.environ.get("QDRANT_URL")
         if not url:
             raise BackendUnavailable(
-                "qdrant-server needs a server: set QDRANT_URL or pass --option qdrant_url=http://localhost:6333 "
+                "qdrant-server needs a server: set QDRANT_URL or use -b qdrant-server:url=http://localhost:6333 "
                 "(start one with `docker compose up -d qdrant`)"
             )
-        exact = option_bool(options, "exact")
         self.capabilities = Capabilities(
-            native_filter=True, exact=exact, persistent=False, lifecycle=True,
-            recall_tolerance=0.0 if exact else RECALL_TOLERANCE,
+            native_filter=True, exact=opts.exact, persistent=False, lifecycle=True,
+            recall_tolerance=0.0 if opts.exact else RECALL_TOLERANCE,
         )
-        client = QdrantClient(
-            url=str(url), api_key=options.get("qdrant_api_key") or os.environ.get("QDRANT_API_KEY") or None,
-            timeout=option_int(options, "timeout", SERVER_TIMEOUT),
-            check_compatibility=option_bool(options, "check_compatibility", True),
-        )
-        named = options.get("qdrant_collection")
-        collection = str(named) if named else f"{COLLECTION}_{uuid.uuid4().hex[:12]}"
-        params = models.SearchParams(hnsw_ef=option_int(options, "hnsw_ef"), exact=exact)
-        super().__init__(client, collection, indexed=True, params=params, drop_on_close=not named)
+        client = QdrantClient(url=url, api_key=opts.api_key or os.environ.get("QDRANT_API_KEY") or None,
+                              timeout=opts.timeout, check_compatibility=opts.check_compatibility)
+        collection = opts.collection or f"{COLLECTION}_{uuid.uuid4().hex[:12]}"
+        params = models.SearchParams(hnsw_ef=opts.hnsw_ef, exact=opts.exact)
+        self._attach(client, collection, indexed=True, params=params, drop_on_close=not opts.collection)

@@ -1,12 +1,9 @@
-"""What the three Qdrant adapters share: option parsing and the adapter contract over a few engine primitives.
+"""What the three Qdrant adapters share: the adapter contract over a few engine primitives.
 
 ``QdrantAdapter`` implements ``filterproof.adapters.base.Adapter`` once: it encodes
 payloads (``payload.py``), compiles filters (``compiler.py``), batches writes and
 queries, and maps point ids back to our ids. A subclass supplies six primitives
 (create, put, remove, exists, replace payload, query a batch) for its engine.
-
-Options arrive as strings from the command line (``--option hnsw_ef=64``) or as
-Python values from code; ``option_int`` / ``option_bool`` accept both.
 """
 
 from __future__ import annotations
@@ -16,8 +13,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from filterproof.adapters import BackendUnavailable
-from filterproof.adapters.base import Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.options import AdapterOptions
 from filterproof.adapters.qdrant.compiler import Family, PolicyCompiler
 from filterproof.adapters.qdrant.payload import ID, point_id, stored_payload
 from filterproof.policy import PolicyFilter
@@ -27,55 +24,19 @@ WRITE_BATCH = 256
 QUERY_BATCH = 64
 """Queries per batched call (fewer when their filters are long, see ``max_keys_per_call``)."""
 
-_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
-
-
-class OptionError(BackendUnavailable, ValueError):
-    """A backend option that cannot be parsed: a ValueError, reported by the CLI like a missing backend."""
-
-
 T = TypeVar("T")
 Point = tuple[str, list[float], dict[str, Any]]
 
 
-def option_int(options: Mapping[str, Any], name: str, default: int | None = None) -> int | None:
-    """A non-negative integer option (``"64"`` or ``64``); absent: ``default``."""
-    value = options.get(name)
-    if value is None:
-        return default
-    if isinstance(value, bool | float):
-        raise OptionError(f"option {name}={value!r}: expected an integer")
-    try:
-        parsed = int(value)
-    except (TypeError, ValueError):
-        raise OptionError(f"option {name}={value!r}: expected an integer") from None
-    if parsed < 0:
-        raise OptionError(f"option {name}={value!r}: expected a non-negative integer")
-    return parsed
-
-
-def option_bool(options: Mapping[str, Any], name: str, default: bool = False) -> bool:
-    """A boolean option (``"true"``/``"false"``, ``"1"``/``"0"``, ``"yes"``/``"no"``, or a bool)."""
-    value = options.get(name)
-    if value is None:
-        return default
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE | _FALSE:
-        return text in _TRUE
-    raise OptionError(f"option {name}={value!r}: expected true or false")
-
-
-class QdrantAdapter(Generic[T]):
+class QdrantAdapter(AdapterBase, Generic[T]):
     """The adapter contract over engine primitives; subclasses are the three Qdrant forms."""
 
-    name: ClassVar[str]
     capabilities: Capabilities
     max_keys_per_call: ClassVar[int | None] = None
     """Cap on the revision keys one batched call carries (a server's request body size); None: no cap."""
 
-    def __init__(self, family: Family[T]) -> None:
+    def __init__(self, options: AdapterOptions | Mapping[str, Any] | None, family: Family[T]) -> None:
+        super().__init__(options)
         self._compiler = PolicyCompiler(family)
         self._dim = 0
 

@@ -1,8 +1,8 @@
 """``qdrant-edge``: the Qdrant engine in process (qdrant-edge-py), with real HNSW and payload indexes.
 
 The same Rust segments, payload indexes and query planner as a Qdrant server, in
-a directory of our own: a temporary one, or ``<qdrant_path>/edge-shard`` with
-``--qdrant-path`` (the adapter owns that subdirectory and empties it on reset).
+a directory of our own: a temporary one, or ``<path>/edge-shard`` with the
+``path`` option (the adapter owns that subdirectory and empties it on reset).
 
 Edge has no background optimizer: HNSW graphs are only built by
 ``EdgeShard.optimize()``. The adapter calls it lazily, before the first search
@@ -13,17 +13,7 @@ Segments smaller than the indexing threshold (Qdrant's default, about 10 MB of
 vectors) are never turned into HNSW and are searched exactly: the shipped fixtures
 are; a corpus of 100k x 256-d is not.
 
-Options (strings from the CLI are parsed): ``hnsw_ef`` (search-time beam, default
-``HNSW_EF``), ``exact`` (brute force, default false), ``acorn`` (ACORN filtered graph
-search, default false), ``hnsw_m``, ``hnsw_ef_construct``,
-``full_scan_threshold_kb`` (below it, a filtered search scans instead of walking the
-graph), ``indexing_threshold_kb`` (segments above it get HNSW; absent: Qdrant's
-default; 0: never), ``qdrant_path``.
-
-Measured here, 100k points x 64-d, tenant "acme" with 25k active keys: upsert 11 s,
-``optimize()`` 49 s, unfiltered query 1.8 ms, full policy filter 7 ms (0.8 ms of it
-without the revision-key clause), first query under a new map 50-70 ms (the map is
-split per tenant once per map object).
+Options: see ``options.QdrantEdgeOptions``.
 """
 
 from __future__ import annotations
@@ -38,14 +28,10 @@ from typing import Any
 import qdrant_edge as qe
 
 from filterproof.adapters.base import Capabilities
-from filterproof.adapters.qdrant.common import Point, QdrantAdapter, option_bool, option_int
+from filterproof.adapters.qdrant.common import Point, QdrantAdapter
+from filterproof.adapters.qdrant.options import QdrantEdgeOptions
 from filterproof.adapters.qdrant.payload import ID, INDEXES, IndexKind
 
-HNSW_M = 16
-HNSW_EF_CONSTRUCT = 100
-HNSW_EF = 128
-FULL_SCAN_THRESHOLD_KB = 10_000
-"""Qdrant's default: a filtered search whose candidates hold fewer KB of vectors scans them."""
 RECALL_TOLERANCE = 0.01
 
 
@@ -82,28 +68,25 @@ def index_schema(kind: IndexKind) -> Any:
 
 class QdrantEdgeAdapter(QdrantAdapter[Any]):
     name = "qdrant-edge"
+    Options = QdrantEdgeOptions
+    options: QdrantEdgeOptions
 
-    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
-        super().__init__(EdgeFamily())
-        options = options or {}
-        self._exact = option_bool(options, "exact")
+    def __init__(self, options: QdrantEdgeOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options, EdgeFamily())
+        opts = self.options
         # ACORN walks the graph past filtered-out neighbours: recall under broad and narrow filters alike.
-        acorn = qe.AcornSearchParams(enable=True) if option_bool(options, "acorn") else None
-        self._params = qe.SearchParams(hnsw_ef=option_int(options, "hnsw_ef", HNSW_EF), exact=self._exact,
-                                       acorn=acorn)
-        self._hnsw = qe.HnswIndexConfig(
-            m=option_int(options, "hnsw_m", HNSW_M),
-            ef_construct=option_int(options, "hnsw_ef_construct", HNSW_EF_CONSTRUCT),
-            full_scan_threshold=option_int(options, "full_scan_threshold_kb", FULL_SCAN_THRESHOLD_KB),
-        )
-        threshold = option_int(options, "indexing_threshold_kb")
+        acorn = qe.AcornSearchParams(enable=True) if opts.acorn else None
+        self._params = qe.SearchParams(hnsw_ef=opts.hnsw_ef, exact=opts.exact, acorn=acorn)
+        self._hnsw = qe.HnswIndexConfig(m=opts.hnsw_m, ef_construct=opts.hnsw_ef_construct,
+                                        full_scan_threshold=opts.full_scan_threshold_kb)
+        threshold = opts.indexing_threshold_kb
         self._optimizers = None if threshold is None else qe.EdgeOptimizersConfig(indexing_threshold=threshold)
         self.capabilities = Capabilities(
-            native_filter=True, exact=self._exact, persistent=False, lifecycle=True,
-            recall_tolerance=0.0 if self._exact else RECALL_TOLERANCE,
+            native_filter=True, exact=opts.exact, persistent=False, lifecycle=True,
+            recall_tolerance=0.0 if opts.exact else RECALL_TOLERANCE,
         )
-        if options.get("qdrant_path"):
-            self._root = Path(str(options["qdrant_path"]))
+        if opts.path:
+            self._root = Path(opts.path)
             self._cleanup: weakref.finalize[Any, Any] | None = None
         else:  # removed by close(), or when the adapter is collected, or at exit: never left behind
             self._root = Path(tempfile.mkdtemp(prefix="filterproof-edge-"))

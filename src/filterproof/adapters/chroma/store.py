@@ -2,7 +2,7 @@
 
 Both backends store our shared vectors only (``embedding_function=None``: Chroma's
 default embedding function would download a model) in a cosine HNSW collection,
-and hand the policy to Chroma as a native ``where`` (``chroma_where``), so that
+and hand the policy to Chroma as a native ``where`` (``where``), so that
 pre-filtering is Chroma's own. Scores are ``1 - distance``.
 
 Writes. Chroma's ``upsert`` and ``update`` merge metadata, and None deletes a key;
@@ -43,17 +43,13 @@ import numpy as np
 from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import NotFoundError
 
-from filterproof.adapters.base import Capabilities, Hit, Record
-from filterproof.adapters.chroma_where import Where, active_keys, compile_partitions, stored_metadata
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
+from filterproof.adapters.chroma.where import Where, active_keys, compile_partitions, stored_metadata
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.servers.chroma import ChromaServer
 from filterproof.servers.chroma_container import ChromaService
 
-EF_SEARCH = 200
-EF_CONSTRUCTION = 200
-MAX_NEIGHBORS = 32
-"""HNSW defaults; override with ``-o ef_search=...`` etc. Chroma's own are 100/100/16: on 50k x 128-d
-noisy clustered vectors they gave recall@10 0.952, these 0.988 for 1.75x the build time."""
 RECALL_TOLERANCE = 0.01
 DEFAULT_COLLECTION = "filterproof"
 
@@ -65,36 +61,14 @@ def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield items[start:start + size]
 
 
-def int_option(options: Mapping[str, Any], name: str, default: int) -> int:
-    """A positive integer option; the CLI passes strings."""
-    raw = options.get(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"option {name}={raw!r}: expected a positive integer") from None
-    if value < 1 or isinstance(raw, bool):
-        raise ValueError(f"option {name}={raw!r}: expected a positive integer")
-    return value
+def hnsw_configuration(options: ChromaOptions | ChromaServerOptions) -> dict[str, Any]:
+    return {"hnsw": {"space": "cosine", "ef_search": options.ef_search, "ef_construction": options.ef_construction,
+                     "max_neighbors": options.max_neighbors}}
 
 
-def hnsw_configuration(options: Mapping[str, Any]) -> dict[str, Any]:
-    return {"hnsw": {
-        "space": "cosine",
-        "ef_search": int_option(options, "ef_search", EF_SEARCH),
-        "ef_construction": int_option(options, "ef_construction", EF_CONSTRUCTION),
-        "max_neighbors": int_option(options, "max_neighbors", MAX_NEIGHBORS),
-    }}
-
-
-def collection_name(options: Mapping[str, Any], fixed: bool) -> str:
-    """The option ``chroma_collection``; else a fixed name (to reopen) or a fresh one (no collisions)."""
-    name = str(options.get("chroma_collection") or (DEFAULT_COLLECTION if fixed else
-                                                      f"filterproof-{uuid.uuid4().hex[:12]}"))
-    if not 3 <= len(name) <= 512:
-        raise ValueError(f"chroma collection name {name!r}: Chroma needs 3 to 512 characters")
-    return name
+def collection_name(named: str | None, fixed: bool) -> str:
+    """The ``collection`` option; else a fixed name (to reopen) or a fresh one (no collisions)."""
+    return named or (DEFAULT_COLLECTION if fixed else f"filterproof-{uuid.uuid4().hex[:12]}")
 
 
 def client_settings() -> ChromaSettings:
@@ -106,16 +80,17 @@ def latest(records: Sequence[Record]) -> list[Record]:
     return list({record.id: record for record in records}.values())
 
 
-class _ChromaStore:
+class _ChromaStore(AdapterBase):
     """What both backends share: one collection of a client, and the adapter contract over it."""
 
     name = "chroma"
     capabilities = Capabilities(native_filter=True, exact=False, persistent=False, lifecycle=True,
                                 recall_tolerance=RECALL_TOLERANCE)
+    options: ChromaOptions | ChromaServerOptions
 
-    def __init__(self, client: Any, options: Mapping[str, Any], collection: str, drop_on_close: bool) -> None:
+    def _attach(self, client: Any, collection: str, drop_on_close: bool) -> None:
         self._client, self._name, self._drop_on_close = client, collection, drop_on_close
-        self._configuration = hnsw_configuration(options)
+        self._configuration = hnsw_configuration(self.options)
         self._batch = int(client.get_max_batch_size())
         self._dim: int | None = None
         self._count: int | None = None
@@ -216,21 +191,23 @@ class _ChromaStore:
 
 
 class ChromaAdapter(_ChromaStore):
-    """In process: ``EphemeralClient``, or ``PersistentClient`` at option ``chroma_path``."""
+    """In process: ``EphemeralClient``, or ``PersistentClient`` at option ``path``."""
 
     name = "chroma"
+    Options = ChromaOptions
+    options: ChromaOptions
 
-    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
-        options = options or {}
-        path = options.get("chroma_path")
+    def __init__(self, options: ChromaOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        path = self.options.path
         if path:
-            client = chromadb.PersistentClient(path=str(path), settings=client_settings())
+            client = chromadb.PersistentClient(path=path, settings=client_settings())
             self.capabilities = Capabilities(native_filter=True, exact=False, persistent=True, lifecycle=True,
                                              recall_tolerance=RECALL_TOLERANCE)
         else:
             client = chromadb.EphemeralClient(settings=client_settings())
         # Ephemeral clients of one process share one in-memory system: a fresh name per adapter.
-        super().__init__(client, options, collection_name(options, fixed=bool(path)), drop_on_close=not path)
+        self._attach(client, collection_name(self.options.collection, fixed=bool(path)), drop_on_close=not path)
 
 
 def http_client(url: str) -> Any:
@@ -243,26 +220,28 @@ def http_client(url: str) -> Any:
 
 
 class ChromaServerAdapter(_ChromaStore):
-    """Over HTTP: option ``chroma_url`` or ``$CHROMA_URL``; else a ``chroma run`` of our own.
+    """Over HTTP: option ``url`` or ``$CHROMA_URL``; else a ``chroma run`` of our own.
 
-    Option ``chroma_server=docker`` starts a container instead of a process (needs a Docker engine).
+    Option ``server=docker`` starts a container instead of a process (needs a Docker engine).
     The server we start is stopped by ``close()``, and in any case at interpreter exit.
     """
 
     name = "chroma-server"
+    Options = ChromaServerOptions
+    options: ChromaServerOptions
 
-    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
-        options = options or {}
+    def __init__(self, options: ChromaServerOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
         self._stack = contextlib.ExitStack()
         self.server: ChromaServer | None = None
         try:
-            url = options.get("chroma_url") or os.environ.get("CHROMA_URL")
+            url = self.options.url or os.environ.get("CHROMA_URL")
             if not url:
-                url = self._start(str(options.get("chroma_server") or "process"))
+                url = self._start(self.options.server)
             self.url = str(url)
             # A collection named by the user outlives the run; our own fresh one is dropped.
-            super().__init__(http_client(self.url), options, collection_name(options, fixed=False),
-                             drop_on_close=not options.get("chroma_collection"))
+            self._attach(http_client(self.url), collection_name(self.options.collection, fixed=False),
+                         drop_on_close=not self.options.collection)
         except BaseException:
             self._stack.close()
             raise
@@ -270,8 +249,6 @@ class ChromaServerAdapter(_ChromaStore):
     def _start(self, kind: str) -> str:
         if kind == "docker":
             return self._stack.enter_context(ChromaService().provide()).url
-        if kind != "process":
-            raise ValueError(f"option chroma_server={kind!r}: expected 'process' or 'docker'")
         self.server = self._stack.enter_context(ChromaServer.start())
         return self.server.url
 

@@ -1,0 +1,39 @@
+"""Options of the ``chroma`` and ``chroma-server`` backends (no chromadb import: validated before it loads)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from filterproof.adapters.options import AdapterOptions
+
+EF_SEARCH = 200
+EF_CONSTRUCTION = 200
+MAX_NEIGHBORS = 32
+"""HNSW defaults. Chroma's own are 100/100/16: on 50k x 128-d noisy clustered vectors they gave
+recall@10 0.952, these 0.988 for 1.75x the build time (bench/README.md)."""
+
+
+class ChromaOptions(AdapterOptions):
+    """``chroma``: Chroma in process."""
+
+    path: str | None = Field(None, description="persist here (PersistentClient); default: in memory")
+    collection: str | None = Field(None, min_length=3, max_length=512,
+                                   description="collection name; default: a fresh one per adapter")
+    ef_search: int = Field(EF_SEARCH, ge=1, description="HNSW search beam")
+    ef_construction: int = Field(EF_CONSTRUCTION, ge=1, description="HNSW build beam")
+    max_neighbors: int = Field(MAX_NEIGHBORS, ge=1, description="HNSW graph degree")
+
+
+class ChromaServerOptions(AdapterOptions):
+    """``chroma-server``: a Chroma server over HTTP."""
+
+    url: str | None = Field(None, description="server URL; default $CHROMA_URL, else a server of our own")
+    server: Literal["process", "docker"] = Field(
+        "process", description="without a URL: `chroma run` as a child process, or a container")
+    collection: str | None = Field(None, min_length=3, max_length=512,
+                                   description="collection name (kept after the run); default: a fresh one, dropped")
+    ef_search: int = Field(EF_SEARCH, ge=1)
+    ef_construction: int = Field(EF_CONSTRUCTION, ge=1)
+    max_neighbors: int = Field(MAX_NEIGHBORS, ge=1)
