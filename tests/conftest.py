@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from filterproof.fixtures import Fixture, load_fixture
-from filterproof.runner import Prepared, prepare
+from filterproof.truth import Prepared, prepare
 
 if TYPE_CHECKING:
     from filterproof.servers.containers import Server

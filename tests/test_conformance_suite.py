@@ -13,7 +13,9 @@ import filterproof.conformance.suite  # noqa: F401
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.conformance.defects import SilentlyShort
 from filterproof.fixtures.lab import load_lab
-from filterproof.runner import Prepared, Settings, evaluate, index, prepare
+from filterproof.runner import Settings, evaluate, index
+from filterproof.scoring import by_strategy
+from filterproof.truth import Prepared, prepare
 
 pytest_plugins = ["pytester"]
 
@@ -67,13 +69,13 @@ def test_runner_reports_the_short_results_of_a_silently_short_store() -> None:
     prepared = selective_fixture()
     store = SilentlyShort()
     index(store, prepared)
-    runs = {r.strategy: r for r in evaluate(store, prepared, Settings(ks=(1, 5)))}
-    assert runs["pre_filter"].k[5].short == 1 and runs["post_filter"].k[5].short == 1
-    assert runs["pre_filter"].decisions()["false_abstention"] == 1
+    runs = by_strategy(evaluate(store, prepared, Settings(ks=(1, 5))), (1, 5))
+    assert runs["pre_filter"][5]["short"] == 1 and runs["post_filter C=1"][5]["short"] == 1
+    assert runs["pre_filter"][1]["false_abstention"] == 1
     honest = ReferenceAdapter()
     index(honest, prepared)
     pre = next(r for r in evaluate(honest, prepared, Settings(ks=(1, 5))) if r.strategy == "pre_filter")
-    assert pre.k[5].short == 0 and pre.outcomes[0].lists[5] == ["wanted-0", "wanted-1"]
+    assert by_strategy([pre], (5,))["pre_filter"][5]["short"] == 0 and pre.k[5].ids == ["wanted-0", "wanted-1"]
 
 
 def test_the_suite_ships_the_same_fixtures_as_the_repository() -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from filterproof.embedding import SvdSpace, TfidfSpace
-from filterproof.runner import Prepared
+from filterproof.truth import Prepared
 
 TOKEN = re.compile(r"[a-z0-9]+")
 

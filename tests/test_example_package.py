@@ -38,5 +38,9 @@ def test_the_backend_name_works_in_the_cli() -> None:
     result = CliRunner().invoke(app, ["compare", str(FIXTURES / "freshness-lab.json"),
                                       "--backend", "reference", "--backend", "sqlite-example"])
     assert result.exit_code == 0, result.output
-    rows = [line for line in result.output.splitlines() if "sqlite-example" in line and "pre_filter" in line]
-    assert rows and rows[0].split("│")[3].strip() == "5"
+    assert "sqlite-example: identical to reference" in result.output
+    lines = result.output.splitlines()
+    header = next(line for line in lines if ("sqlite-example" in line and "│" in line) or "┃" in line)
+    pre = next(line for line in lines if line.startswith("│ pre_filter"))
+    assert [c.strip() for c in header.split("┃")][3:5] == ["reference", "sqlite-example"]
+    assert [c.strip() for c in pre.split("│")][3:5] == ["5/5", "5/5"]

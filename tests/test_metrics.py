@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from filterproof import metrics
 from filterproof.adapters.base import Hit
-from filterproof.strategies import CandidateDepth, post_filter
+from filterproof.strategies import CandidateDepth, Strategy
 
 
 def test_hand_checked_values() -> None:
@@ -60,11 +60,12 @@ ids = st.lists(st.sampled_from("abcdefghijkl"), unique=True, max_size=12)
 def test_pre_filter_contains_post_filter_and_the_gap_is_never_negative(
     ranking: list[str], allowed: set[str], relevant: set[str], k: int
 ) -> None:
-    post = metrics.post_filter_list(ranking, allowed, k)
-    pre = metrics.pre_filter_list(ranking, allowed, k)
+    hits = [Hit(d, 1.0 - i / 100) for i, d in enumerate(ranking)]
+    filtered = [h for h in hits if h.id in allowed]  # what an exact native filter returns
+    post = [h.id for h in Strategy("post_filter", CandidateDepth()).lists(hits, None, allowed.__contains__, [k])[k]]
+    pre = [h.id for h in Strategy("pre_filter").lists(hits, filtered, allowed.__contains__, [k])[k]]
+    assert post == [d for d in ranking[:k] if d in allowed]
     assert set(post) <= set(pre)
     gap = (metrics.authorized_recall_at_k(pre, relevant, allowed, k)
            - metrics.authorized_recall_at_k(post, relevant, allowed, k))
     assert gap >= 0
-    hits = [Hit(d, 1.0 - i / 100) for i, d in enumerate(ranking)]
-    assert [h.id for h in post_filter(hits, k, CandidateDepth(), allowed.__contains__)] == post

@@ -12,8 +12,10 @@ from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.embedding import TfidfSpace
 from filterproof.fixtures import Fixture
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible, parse_date, problem
-from filterproof.runner import Prepared, Settings, evaluate, index
+from filterproof.runner import Settings, evaluate, index
+from filterproof.scoring import selections
 from filterproof.strategies import ranked_search
+from filterproof.truth import Prepared
 
 AS_OF = date(2026, 9, 8)
 
@@ -94,8 +96,8 @@ def test_lexical_similarity_is_not_semantic() -> None:
 
 
 def _decide(prepared: Prepared, adapter: ReferenceAdapter) -> dict[str, dict[str, str | None]]:
-    runs = evaluate(adapter, prepared, Settings(ks=(1,)))
-    return {r.strategy: {o.case.id: o.selected.id if o.selected else None for o in r.outcomes} for r in runs}
+    rows = evaluate(adapter, prepared, Settings(ks=(1,)))
+    return {strategy: selections(rows, strategy) for strategy in ("rank_only", "post_filter C=1", "pre_filter")}
 
 
 def test_expected_documents_and_abstentions(lab_prepared: Prepared) -> None:
@@ -110,7 +112,7 @@ def test_top1_then_filter_loses_valid_results(lab_prepared: Prepared) -> None:
     index(adapter, lab_prepared)
     decisions = _decide(lab_prepared, adapter)
     for case in ("superseded", "restricted"):
-        assert decisions["post_filter"][case] is None
+        assert decisions["post_filter C=1"][case] is None
         assert decisions["pre_filter"][case] is not None
 
 

@@ -24,7 +24,8 @@ from filterproof.conformance import scenarios as sc
 from filterproof.conformance.contract import found_ids, vec
 from filterproof.congruence import eligible_sets, policy_sets
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
-from filterproof.runner import Prepared, index
+from filterproof.runner import index
+from filterproof.truth import Prepared
 
 AS_OF = date(2026, 9, 8)
 IN_PROCESS = ["qdrant-edge", "qdrant-local"]

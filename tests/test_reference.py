@@ -13,7 +13,8 @@ from filterproof.adapters.base import Record
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.columns import PolicyColumns
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible
-from filterproof.runner import Prepared, index
+from filterproof.runner import index
+from filterproof.truth import Prepared
 
 TENANTS = ["acme", "acme-corp", "beta", "", "ácme"]
 GROUPS = ["eng", "sec", "$or", "fin", "e"]

@@ -16,9 +16,8 @@ from filterproof.cli import app
 from filterproof.columns import PolicyColumns
 from filterproof.fixtures import load_fixture
 from filterproof.policy import is_eligible
+from filterproof.report import Results, load
 from filterproof.scale.generator import GeneratorConfig, GeneratorError, case_level, generate, write_lab_json
-from filterproof.scale.sweep import BackendSpec, SweepConfig, sweep_in_memory
-from filterproof.strategies import CandidateDepth
 
 SMALL = GeneratorConfig(documents=2000, seed=7, selectivities=(0.002, 0.02, 0.1, 0.3), cases_per_level=6)
 
@@ -99,14 +98,6 @@ def test_generated_fixture_loads(tmp_path: Path, small) -> None:  # type: ignore
     assert loaded.malformed() == small.fixture.malformed()
 
 
-def test_backend_spec_parsing() -> None:
-    spec = BackendSpec.parse("qdrant-edge:hnsw_ef=256, exact=false")
-    assert spec.name == "qdrant-edge" and dict(spec.options) == {"hnsw_ef": "256", "exact": "false"}
-    assert spec.label == "qdrant-edge:hnsw_ef=256,exact=false"
-    with pytest.raises(ValueError, match="key=value"):
-        BackendSpec.parse("chroma:ef_search")
-
-
 def _available(name: str, module: str) -> list[str]:
     return [name] if importlib.util.find_spec(module) is not None else []
 
@@ -115,29 +106,39 @@ BACKENDS = ["reference", *_available("chroma", "chromadb"), *_available("qdrant-
 
 
 @pytest.fixture(scope="module")
-def report():  # type: ignore[no-untyped-def]
-    cfg = SweepConfig(ks=(1, 5), depths=tuple(CandidateDepth.parse(d) for d in ("1K", "10K")), batch=8,
-                      latency_samples=2)
-    return sweep_in_memory(SMALL, BACKENDS, cfg, dim=32, warn=lambda _: None)
+def report(tmp_path_factory: pytest.TempPathFactory) -> Results:
+    """A small sweep through the command line, as a user runs it."""
+    out = tmp_path_factory.mktemp("sweep")
+    args = ["sweep", "-n", str(SMALL.documents), "--seed", str(SMALL.seed),
+            "--selectivity", ",".join(map(str, SMALL.selectivities)), "--cases-per-level", str(SMALL.cases_per_level),
+            "--k", "1,5", "--candidates", "1K,10K", "--batch", "8", "--latency-samples", "2", "--dim", "32",
+            "--out", str(out), "--no-plots"]
+    for backend in BACKENDS:
+        args += ["-b", backend]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return load(out / "report.json")
 
 
-def test_small_sweep_runs_every_available_backend(report) -> None:  # type: ignore[no-untyped-def]
-    ran = [b["label"] for b in report["backends"]]
-    skipped = [s["label"] for s in report["skipped"]]
-    assert set(ran) | set(skipped) == set(BACKENDS)
-    assert "reference" in ran
-    assert {r["selectivity"] for r in report["records"]} == set(SMALL.selectivities)
-    assert all(r["cases"] == SMALL.cases_per_level for r in report["records"])
-    assert report["harness"]["inside_s"] > 0 and report["latency"]
+def by_level(report: Results) -> list[dict]:  # type: ignore[type-arg]
+    return [r for r in report.summary if r["level"] is not None]
 
 
-def test_filtered_strategies_never_leak(report) -> None:  # type: ignore[no-untyped-def]
-    filtered = [r for r in report["records"] if r["strategy"] != "rank_only"]
-    assert filtered and all(r["leaks"] == 0 for r in filtered)
+def test_small_sweep_runs_every_available_backend(report: Results) -> None:
+    assert report.labels() == BACKENDS
+    assert {r["level"] for r in by_level(report)} == set(SMALL.selectivities)
+    assert all(r["cases"] == SMALL.cases_per_level for r in by_level(report))
+    assert all(b["timings"]["inside_s"] > 0 for b in report.backends) and report.latency
 
 
-def test_pre_filter_recall_at_least_post_filter(report) -> None:  # type: ignore[no-untyped-def]
-    by = {(r["backend"], r["strategy"], r["candidates"], r["selectivity"], r["k"]): r for r in report["records"]}
+def test_filtered_strategies_never_leak(report: Results) -> None:
+    filtered = [r for r in report.summary if r["strategy"] != "rank_only"]
+    assert filtered and all(r["leaks"] == 0 and r["leaks_at_k"] == 0 for r in filtered)
+    assert not report.problems
+
+
+def test_pre_filter_recall_at_least_post_filter(report: Results) -> None:
+    by = {(r["backend"], r["strategy"], r["candidates"], r["level"], r["k"]): r for r in by_level(report)}
     compared = 0
     for (backend, strategy, depth, level, k), row in by.items():
         if strategy != "post_filter":
@@ -147,19 +148,37 @@ def test_pre_filter_recall_at_least_post_filter(report) -> None:  # type: ignore
         assert pre["arecall"] >= row["arecall"] - tolerance, (backend, depth, level, k)
         compared += 1
     assert compared
-    exact = [r for r in report["records"] if r["backend"] == "reference" and r["strategy"] == "pre_filter"]
+    exact = [r for r in report.summary if r["backend"] == "reference" and r["strategy"] == "pre_filter"]
     assert all(r["recall_exact"] == 1.0 for r in exact)
 
 
-def test_html_report_embeds_the_figures(tmp_path: Path, report) -> None:  # type: ignore[no-untyped-def]
+def test_html_report_embeds_the_figures(tmp_path: Path, report: Results) -> None:
     pytest.importorskip("matplotlib")
-    from filterproof.scale.plots import FIGURES, write_figures, write_html
+    from filterproof.report.figures import FIGURES, write_figures
+    from filterproof.report.html import write_html
 
     figures = write_figures(report, tmp_path)
     assert set(figures) == set(FIGURES) and all(p.read_bytes()[:4] == b"\x89PNG" for p in figures.values())
-    page = write_html(report, figures, tmp_path / "report.html", "report.json").read_text()
+    page = write_html(report, tmp_path / "report.html", figures, "report.json").read_text()
     assert page.count("data:image/png;base64,") == len(FIGURES)
     assert "<img" in page and "src='arecall" not in page
+
+
+def test_compare_and_sweep_judge_a_fixture_identically(tmp_path: Path) -> None:
+    """One evaluation core: the same fixture, vectors and settings give the same case rows and metrics."""
+    fixture = str(Path(__file__).resolve().parent.parent / "fixtures" / "authorized-recall")
+    same = ["-b", "reference", "-b", "qdrant-local", "--k", "1,3,5,10", "--candidates", "1,10K"]
+    runner = CliRunner()
+    result = runner.invoke(app, ["compare", fixture, *same, "--json", str(tmp_path / "compare.json")])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["sweep", fixture, *same, "--embedding", "tfidf", "--latency-samples", "0",
+                                 "--no-plots", "--out", str(tmp_path / "sweep")])
+    assert result.exit_code == 0, result.output
+    compared, swept = load(tmp_path / "compare.json"), load(tmp_path / "sweep" / "report.json")
+    assert len(compared.cases) == 96 * 4 * 2
+    assert [r.to_json() for r in compared.cases] == [r.to_json() for r in swept.cases]
+    overall = [r for r in swept.summary if r["level"] is None]
+    assert compared.summary == overall and len(overall) == 4 * 4 * 2
 
 
 def test_cli_generate_and_sweep(tmp_path: Path) -> None:
@@ -176,3 +195,5 @@ def test_cli_generate_and_sweep(tmp_path: Path) -> None:
     assert (out / "report.json").is_file() and "ARecall@3" in result.output
     result = runner.invoke(app, ["sweep", "--replot", str(out / "report.json"), "--no-plots"])
     assert result.exit_code == 0 and "ARecall@3" in result.output
+    result = runner.invoke(app, ["generate", str(fixture), "-n", "600"])
+    assert result.exit_code == 2 and "exists; pass --force" in result.output

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from filterproof.runner import Prepared, Settings, StrategyRun, run_backend
+from filterproof.runner import Settings, run_backend
+from filterproof.scoring import by_strategy, selections
+from filterproof.truth import Prepared
 
+POST = "post_filter C=1"
 LAB_SELECTIONS = {
     # case: (rank_only, post_filter with C=1, pre_filter)
     "superseded": ("retry-v1", None, "retry-v2"),
@@ -20,7 +23,7 @@ LAB_SELECTIONS = {
 }
 LAB_DECISIONS = {
     "rank_only": {"cases": 5, "correct": 1, "wrong_document": 4, "false_abstention": 0, "correct_abstention": 1},
-    "post_filter": {"cases": 5, "correct": 3, "wrong_document": 0, "false_abstention": 2, "correct_abstention": 3},
+    POST: {"cases": 5, "correct": 3, "wrong_document": 0, "false_abstention": 2, "correct_abstention": 3},
     "pre_filter": {"cases": 5, "correct": 5, "wrong_document": 0, "false_abstention": 0, "correct_abstention": 3},
 }
 # K: (Recall, ARecall post, ARecall pre, unusable in top-K, restricted post, restricted pre)
@@ -32,27 +35,22 @@ CORPUS_TABLE = {
 }
 
 
-def by_strategy(runs: list[StrategyRun]) -> dict[str, StrategyRun]:
-    return {run.strategy: run for run in runs}
-
-
 def test_lab_decisions_and_selections(lab_prepared: Prepared) -> None:
-    runs = by_strategy(run_backend(lab_prepared, "reference", Settings()))
+    run = run_backend(lab_prepared, "reference", Settings())
+    summary = by_strategy(run.rows, (1,))
     for strategy, expected in LAB_DECISIONS.items():
-        decisions = runs[strategy].decisions()
-        assert {k: decisions[k] for k in expected} == expected, strategy
-    assert runs["post_filter"].decisions()["leaks"] == 0
-    assert runs["pre_filter"].decisions()["leaks"] == 0
-    assert runs["rank_only"].decisions()["leaks"] > 0
-    for i, strategy in enumerate(("rank_only", "post_filter", "pre_filter")):
-        chosen = {o.case.id: o.selected.id if o.selected else None for o in runs[strategy].outcomes}
-        assert chosen == {case: row[i] for case, row in LAB_SELECTIONS.items()}, strategy
+        row = summary[strategy][1]
+        assert {k: row[k] for k in expected} == expected, strategy
+    assert summary[POST][1]["leaks"] == summary["pre_filter"][1]["leaks"] == 0
+    assert summary["rank_only"][1]["leaks"] > 0
+    for i, strategy in enumerate(("rank_only", POST, "pre_filter")):
+        assert selections(run.rows, strategy) == {case: row[i] for case, row in LAB_SELECTIONS.items()}, strategy
 
 
 def test_lab_filtered_selections_score_like_the_shared_vectors(lab_prepared: Prepared) -> None:
-    runs = by_strategy(run_backend(lab_prepared, "reference", Settings()))
-    top = {o.case.id: o.selected for o in runs["rank_only"].outcomes}
-    assert top["superseded"] is not None and top["superseded"].score == pytest.approx(1.0, abs=1e-6)
+    run = run_backend(lab_prepared, "reference", Settings())
+    top = {r.case: r.score for r in run.rows if r.strategy == "rank_only"}
+    assert top["superseded"] == pytest.approx(1.0, abs=1e-6)
 
 
 def close(value: float | None, target: float) -> bool:
@@ -61,17 +59,19 @@ def close(value: float | None, target: float) -> bool:
 
 
 def test_authorized_recall_tables(corpus_prepared: Prepared) -> None:
-    runs = by_strategy(run_backend(corpus_prepared, "reference", Settings(ks=(1, 3, 5, 10))))
-    rank, post, pre = runs["rank_only"], runs["post_filter"], runs["pre_filter"]
+    ks = (1, 3, 5, 10)
+    run = run_backend(corpus_prepared, "reference", Settings(ks=ks))
+    summary = by_strategy(run.rows, ks)
+    rank, post, pre = summary["rank_only"], summary[POST], summary["pre_filter"]
     assert len(corpus_prepared.fixture.cases) == 96
     for k, (recall, a_post, a_pre, unusable, r_post, r_pre) in CORPUS_TABLE.items():
-        assert close(rank.k[k].recall, recall), (k, rank.k[k].recall)
-        assert close(post.k[k].arecall, a_post), (k, post.k[k].arecall)
-        assert close(pre.k[k].arecall, a_pre), (k, pre.k[k].arecall)
-        assert close(rank.k[k].unusable, unusable), (k, rank.k[k].unusable)
-        assert close(post.k[k].arecall_nonempty, r_post), (k, post.k[k].arecall_nonempty)
-        assert close(pre.k[k].arecall_nonempty, r_pre), (k, pre.k[k].arecall_nonempty)
-        assert post.k[k].n_nonempty == pre.k[k].n_nonempty == 30
-        assert f"{pre.k[k].arecall:.3f}" == f"{a_pre:.3f}", "printed as the seed prints it"
-    assert rank.mrr == pytest.approx(1.0)
-    assert post.decisions()["leaks"] == pre.decisions()["leaks"] == 0
+        assert close(rank[k]["recall"], recall), (k, rank[k]["recall"])
+        assert close(post[k]["arecall"], a_post), (k, post[k]["arecall"])
+        assert close(pre[k]["arecall"], a_pre), (k, pre[k]["arecall"])
+        assert close(rank[k]["unusable"], unusable), (k, rank[k]["unusable"])
+        assert close(post[k]["arecall_nonempty"], r_post), (k, post[k]["arecall_nonempty"])
+        assert close(pre[k]["arecall_nonempty"], r_pre), (k, pre[k]["arecall_nonempty"])
+        assert post[k]["n_nonempty"] == pre[k]["n_nonempty"] == 30
+        assert f"{pre[k]['arecall']:.3f}" == f"{a_pre:.3f}", "printed as the seed prints it"
+    assert rank[10]["mrr"] == pytest.approx(1.0)
+    assert post[1]["leaks"] == pre[1]["leaks"] == 0

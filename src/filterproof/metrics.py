@@ -91,21 +91,3 @@ def mean(values: Sequence[float]) -> float | None:
     prints as 0.863 and not as 0.862 because of the order of the additions.
     """
     return statistics.mean(values) if values else None
-
-
-def post_filter_list(ranked: Sequence[str], allowed: Collection[str], k: int) -> list[str]:
-    """Truncate to K, then drop what is not allowed."""
-    allowed = set(allowed)
-    return [d for d in ranked[:k] if d in allowed]
-
-
-def pre_filter_list(ranked: Sequence[str], allowed: Collection[str], k: int) -> list[str]:
-    """Drop what is not allowed, then truncate to K.
-
-    Contains ``post_filter_list`` for every ranking, K and predicate: filtering keeps
-    relative order, so an allowed item among the first K of the ranking has at most
-    K - 1 allowed items before it, and so is among the first K allowed items. Hence
-    ARecall(pre) - ARecall(post) >= 0 always; the corpus only decides the size.
-    """
-    allowed = set(allowed)
-    return [d for d in ranked if d in allowed][:k]

@@ -1,215 +1,233 @@
-"""Run fixtures through backends and strategies; score every case.
+"""Run prepared fixtures through one backend: index, rank under every strategy, time, score.
 
-``prepare`` fits the shared vectors and the policy oracle once per fixture;
-``run_backend`` indexes them in one store and ``evaluate`` asks every case under
-every strategy. Results are plain dataclasses; ``report`` renders them.
+The pipeline of every run (``compare`` and ``sweep`` are two front ends on it):
+
+    truth.prepare  ->  index  ->  rankings (strategies)  ->  scoring  ->  report
+
+``run_backend`` does the middle for one backend spec: it opens the adapter, indexes
+the shared vectors, asks every case twice in batches (unfiltered as deep as the
+deepest post_filter needs, and through the native filter as deep as the largest
+K), optionally times single queries, and scores every (strategy, case). It never
+lets one backend's failure lose the others' results: the failure is recorded in
+the ``BackendRun`` with its reason.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-import numpy as np
-
-from filterproof import metrics
-from filterproof.adapters import Adapter
-from filterproof.adapters.base import Hit, records_of
+from filterproof.adapters.base import Adapter, Hit, records_of
 from filterproof.adapters.registry import Resolved, resolve
 from filterproof.adapters.spec import BackendSpec
-from filterproof.embedding import Embedding, TfidfSpace
-from filterproof.fixtures import Case, Fixture
-from filterproof.policy import PolicyFilter, eligible_ids
-from filterproof.strategies import STRATEGIES, CandidateDepth, post_filter, ranked_search
+from filterproof.errors import BackendUnavailable
+from filterproof.scoring import CaseRow, score_case
+from filterproof.strategies import TIE_MARGIN, CandidateDepth, Strategy, deepest, plan, ranked_search
+from filterproof.timing import Clock, TimedAdapter, overhead, percentile
+from filterproof.truth import Prepared
 
 DEFAULT_MIN_SCORE = 0.25
+"""Top-1 threshold when neither the fixture nor the command line sets one (the freshness lab's)."""
 DEFAULT_KS = (1, 3, 5, 10)
-UPSERT_BATCH = 512
+
+Tick = Callable[[str, str, int], None]
+"""Progress callback: (backend label, phase, units done); phases "ingest", "queries", "latency"."""
+
+
+def _no_tick(label: str, phase: str, done: int) -> None:
+    """No progress display."""
 
 
 @dataclass(frozen=True)
 class Settings:
+    """Everything about a run that is not the fixture or the backend."""
+
     ks: tuple[int, ...] = DEFAULT_KS
-    candidates: CandidateDepth = field(default_factory=CandidateDepth)
+    depths: tuple[CandidateDepth, ...] = (CandidateDepth(),)
+    """post_filter candidate depths C (one post_filter strategy per depth)."""
     min_score: float | None = None
     """Overrides the fixture's ``min_score``; both absent: ``DEFAULT_MIN_SCORE``."""
+    batch: int = 64
+    """Queries per batched call."""
+    upsert_batch: int = 512
+    latency_samples: int = 0
+    """Single-query timings per selectivity level and strategy (0: none)."""
+
+    @property
+    def kmax(self) -> int:
+        return max(self.ks)
+
+    @property
+    def asked(self) -> list[int]:
+        """The K of every list: the reported ones, and 1 for the top-1 decision."""
+        return sorted({1, *self.ks})
+
+    def threshold(self, prepared: Prepared) -> float:
+        if self.min_score is not None:
+            return self.min_score
+        fixture_min = prepared.fixture.min_score
+        return fixture_min if fixture_min is not None else DEFAULT_MIN_SCORE
 
 
 @dataclass
-class Prepared:
-    """A fixture with its shared vectors and, per case, the policy's answer."""
+class BackendRun:
+    """One backend spec over one prepared fixture: its case rows, timings and status."""
 
-    fixture: Fixture
-    embedding: Embedding
-    doc_vectors: np.ndarray
-    query_vectors: np.ndarray
-    filters: list[PolicyFilter]
-    eligible: list[set[str]]
-    positive: list[set[str]]
-    """Per case, the documents whose exact score is positive (retrievable at all)."""
-
-
-def prepare(fixture: Fixture, embedding: Embedding | None = None) -> Prepared:
-    embedding = embedding or TfidfSpace([d.text for d in fixture.documents])
-    docs = embedding.documents()
-    queries = embedding.queries([c.query for c in fixture.cases])
-    pairs = [(d.id, d.metadata) for d in fixture.documents]
-    filters = [fixture.policy_filter(c) for c in fixture.cases]
-    exact = queries.astype(np.float64) @ docs.astype(np.float64).T
-    ids = np.array([d.id for d in fixture.documents], dtype=object)
-    positive = [set(ids[np.round(row, 6) > 0]) for row in exact]
-    return Prepared(fixture, embedding, docs, queries, filters,
-                    [eligible_ids(pairs, f) for f in filters], positive)
-
-
-@dataclass
-class CaseOutcome:
-    case: Case
-    acceptable: list[str]
-    selected: Hit | None
-    decision: str
-    leaks: list[str]
-    lists: dict[int, list[str]]
-    short: dict[int, bool]
-
-
-@dataclass
-class KSummary:
-    recall: float | None
-    arecall: float | None
-    arecall_nonempty: float | None
-    n_nonempty: int
-    unusable: float | None
-    precision: float | None
-    ndcg: float | None
-    short: int
-
-
-@dataclass
-class StrategyRun:
-    fixture: Fixture
+    label: str
     backend: str
-    strategy: str
-    outcomes: list[CaseOutcome]
-    k: dict[int, KSummary] = field(default_factory=dict)
-    mrr: float | None = None
+    fixture: str
+    options: dict[str, Any]
+    status: str = "ok"
+    """``ok``; ``unavailable`` (not installed, no server); ``failed`` (an error during the run)."""
+    reason: str | None = None
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    rows: list[CaseRow] = field(default_factory=list)
+    latency: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, Any] = field(default_factory=dict)
 
-    def decisions(self) -> dict[str, int]:
-        counts = {name: sum(o.decision == name for o in self.outcomes) for name in
-                  (metrics.CORRECT, metrics.WRONG_DOCUMENT, metrics.FALSE_ABSTENTION, metrics.CORRECT_ABSTENTION)}
-        return {
-            "cases": len(self.outcomes),
-            "correct": counts[metrics.CORRECT] + counts[metrics.CORRECT_ABSTENTION],
-            "wrong_document": counts[metrics.WRONG_DOCUMENT],
-            "false_abstention": counts[metrics.FALSE_ABSTENTION],
-            "correct_abstention": counts[metrics.CORRECT_ABSTENTION],
-            "leaks": sum(len(o.leaks) for o in self.outcomes),
-        }
+    def info(self) -> dict[str, Any]:
+        return {"label": self.label, "backend": self.backend, "fixture": self.fixture, "options": self.options,
+                "status": self.status, "reason": self.reason, "capabilities": self.capabilities,
+                "timings": self.timings}
 
 
-def summarize(outcomes: list[CaseOutcome], eligible: list[set[str]], k: int) -> KSummary:
-    scored = [(o, e) for o, e in zip(outcomes, eligible, strict=True) if o.case.relevant is not None]
-    columns: dict[str, list[float]] = {n: [] for n in ("recall", "arecall", "nonempty", "unusable", "p", "ndcg")}
-    for outcome, allowed in scored:
-        ranked, relevant = outcome.lists[k], outcome.case.relevant or ()
-        columns["recall"].append(metrics.recall_at_k(ranked, relevant, k))
-        columns["arecall"].append(metrics.authorized_recall_at_k(ranked, relevant, allowed, k))
-        if metrics.has_authorized_relevant(relevant, allowed):
-            columns["nonempty"].append(columns["arecall"][-1])
-        columns["unusable"].append(metrics.unusable_at_k(ranked, allowed, k))
-        columns["p"].append(metrics.precision_at_k(ranked, relevant, k))
-        columns["ndcg"].append(metrics.ndcg_at_k(ranked, relevant, k))
-    return KSummary(
-        recall=metrics.mean(columns["recall"]), arecall=metrics.mean(columns["arecall"]),
-        arecall_nonempty=metrics.mean(columns["nonempty"]), n_nonempty=len(columns["nonempty"]),
-        unusable=metrics.mean(columns["unusable"]), precision=metrics.mean(columns["p"]),
-        ndcg=metrics.mean(columns["ndcg"]), short=sum(o.short[k] for o in outcomes),
-    )
-
-
-def min_score(fixture: Fixture, settings: Settings) -> float:
-    if settings.min_score is not None:
-        return settings.min_score
-    return fixture.min_score if fixture.min_score is not None else DEFAULT_MIN_SCORE
-
-
-def strategy_lists(
-    strategy: str, unfiltered: list[Hit], filtered: list[Hit] | None, allowed: set[str],
-    ks: list[int], settings: Settings,
-) -> dict[int, list[Hit]]:
-    if strategy == "rank_only":
-        return {k: unfiltered[:k] for k in ks}
-    if strategy == "post_filter":
-        return {k: post_filter(unfiltered, k, settings.candidates, allowed.__contains__) for k in ks}
-    assert filtered is not None
-    return {k: filtered[:k] for k in ks}
-
-
-def outcome(
-    prepared: Prepared, i: int, strategy: str, lists: dict[int, list[Hit]], threshold: float
-) -> CaseOutcome:
-    case, allowed = prepared.fixture.cases[i], prepared.eligible[i]
-    top = lists[1]
-    selected = top[0] if top and top[0].score >= threshold else None
-    acceptable = prepared.fixture.acceptable(case, allowed)
-    returned = [h.id for hits in lists.values() for h in hits]
-    available = prepared.positive[i] if strategy == "rank_only" else prepared.positive[i] & allowed
-    return CaseOutcome(
-        case=case, acceptable=acceptable, selected=selected,
-        decision=metrics.decision(selected.id if selected else None, acceptable),
-        leaks=metrics.leaks(returned, allowed),
-        lists={k: [h.id for h in hits] for k, hits in lists.items()},
-        short={k: len(hits) < min(k, len(available)) for k, hits in lists.items()},
-    )
-
-
-def evaluate(adapter: Adapter, prepared: Prepared, settings: Settings) -> list[StrategyRun]:
-    """Ask every case of the prepared fixture under every strategy the adapter supports."""
-    fixture = prepared.fixture
-    ks = sorted({1, *settings.ks})
-    depth = max(max(ks), *(settings.candidates.at(k) for k in ks))
-    n = len(fixture.cases)
-    unfiltered = ranked_search(adapter, prepared.query_vectors, depth, [None] * n, fixture.order)
-    strategies = list(STRATEGIES)
-    filtered: list[list[Hit]] | None = None
-    if adapter.capabilities.native_filter:
-        filtered = ranked_search(adapter, prepared.query_vectors, max(ks), prepared.filters, fixture.order)
-    else:
-        strategies.remove("pre_filter")
-    threshold = min_score(fixture, settings)
-    runs = []
-    for strategy in strategies:
-        outcomes = [
-            outcome(prepared, i, strategy, strategy_lists(
-                strategy, unfiltered[i], filtered[i] if filtered else None,
-                prepared.eligible[i], ks, settings), threshold)
-            for i in range(n)
-        ]
-        run = StrategyRun(fixture, adapter.name, strategy, outcomes)
-        run.k = {k: summarize(outcomes, prepared.eligible, k) for k in settings.ks}
-        relevant = [(o.lists[max(ks)], o.case.relevant) for o in outcomes if o.case.relevant is not None]
-        run.mrr = metrics.mean([metrics.reciprocal_rank(r, rel or ()) for r, rel in relevant])
-        runs.append(run)
-    return runs
-
-
-def index(adapter: Adapter, prepared: Prepared) -> None:
+def index(adapter: Adapter, prepared: Prepared, batch: int = 512, tick: Tick = _no_tick, label: str = "") -> None:
     """Reset the adapter and upsert the fixture's documents with the shared vectors."""
     docs = prepared.fixture.documents
-    adapter.reset(prepared.embedding.dim)
-    for start in range(0, len(docs), UPSERT_BATCH):
-        chunk = docs[start:start + UPSERT_BATCH]
-        adapter.upsert(records_of([d.id for d in chunk], prepared.doc_vectors[start:start + UPSERT_BATCH],
+    adapter.reset(prepared.dim)
+    for start in range(0, len(docs), batch):
+        chunk = docs[start:start + batch]
+        adapter.upsert(records_of([d.id for d in chunk], prepared.doc_vectors[start:start + batch],
                                   [d.metadata for d in chunk]))
+        tick(label, "ingest", len(chunk))
 
 
-def run_backend(prepared: Prepared, backend: Resolved | BackendSpec | str, settings: Settings) -> list[StrategyRun]:
-    backend = backend if isinstance(backend, Resolved) else resolve(backend)
-    adapter = backend.open()
+def rankings(adapter: Adapter, prepared: Prepared, settings: Settings, filtered: bool, tick: Tick = _no_tick,
+             label: str = "") -> list[list[Hit]]:
+    """Every case's ranking: through the native filter as deep as the largest K, or unfiltered as deep as
+    the deepest post_filter needs; in batches of cases that share a level (and so, often, a filter)."""
+    depth = settings.kmax if filtered else deepest(settings.depths, settings.kmax)
+    truths = prepared.truths
+    found: list[list[Hit]] = [[] for _ in truths]
+    for level in prepared.levels:
+        rows = [i for i, t in enumerate(truths) if t.level == level]
+        for start in range(0, len(rows), settings.batch):
+            chunk = rows[start:start + settings.batch]
+            wheres = [truths[i].filter if filtered else None for i in chunk]
+            for i, hits in zip(chunk, ranked_search(adapter, prepared.query_vectors[chunk], depth, wheres,
+                                                    prepared.fixture.order), strict=True):
+                found[i] = hits
+            tick(label, "queries", len(chunk))
+    return found
+
+
+def evaluate(adapter: Adapter, prepared: Prepared, settings: Settings, label: str | None = None,
+             tick: Tick = _no_tick) -> list[CaseRow]:
+    """Ask every case under every strategy the adapter supports, and score it (the adapter is indexed)."""
+    label = label or adapter.name
+    unfiltered = rankings(adapter, prepared, settings, False, tick, label)
+    native = adapter.capabilities.native_filter
+    filtered = rankings(adapter, prepared, settings, True, tick, label) if native else None
+    return score_rankings(prepared, settings, label, plan(settings.depths, native), unfiltered, filtered)
+
+
+def score_rankings(prepared: Prepared, settings: Settings, label: str, strategies: Sequence[Strategy],
+                   unfiltered: list[list[Hit]], filtered: list[list[Hit]] | None) -> list[CaseRow]:
+    threshold, order = settings.threshold(prepared), prepared.fixture.order
+    rows = []
+    for strategy in strategies:
+        for i, truth in enumerate(prepared.truths):
+            def allowed(doc_id: str, mask: Any = truth.mask) -> bool:
+                return bool(mask[order[doc_id]])
+
+            lists = strategy.lists(unfiltered[i], filtered[i] if filtered is not None else None, allowed,
+                                   settings.asked)
+            rows.append(score_case(prepared, i, label, strategy, lists, threshold))
+    return rows
+
+
+def latency_pass(adapter: Adapter, prepared: Prepared, settings: Settings, strategies: Sequence[Strategy],
+                 label: str, tick: Tick = _no_tick) -> list[dict[str, Any]]:
+    """Single-query wall times per (strategy, depth, level): p50/p95 in ms and single-query QPS."""
+    out = []
+    for level in prepared.levels:
+        cases = [i for i, t in enumerate(prepared.truths) if t.level == level][:settings.latency_samples]
+        for strategy in strategies:
+            k = strategy.depth.at(settings.kmax) if strategy.depth else settings.kmax
+            times = []
+            for i in cases:
+                where = prepared.truths[i].filter if strategy.name == "pre_filter" else None
+                start = time.perf_counter()
+                adapter.search(prepared.query_vectors[i], k + TIE_MARGIN, where)
+                times.append(time.perf_counter() - start)
+            tick(label, "latency", len(cases))
+            mean = sum(times) / len(times) if times else None
+            out.append({"fixture": prepared.fixture.name, "backend": label, "strategy": strategy.name,
+                        "candidates": strategy.candidates, "level": level, "samples": len(times),
+                        "p50_ms": None if not times else 1000 * percentile(times, 50),  # type: ignore[operator]
+                        "p95_ms": None if not times else 1000 * percentile(times, 95),  # type: ignore[operator]
+                        "qps": 1.0 / mean if mean else None})
+    return out
+
+
+def _measured(adapter: TimedAdapter, prepared: Prepared, settings: Settings, run: BackendRun, tick: Tick) -> None:
+    clock, timings = adapter.clock, run.timings
+    start = time.perf_counter()
+    index(adapter, prepared, settings.upsert_batch, tick, run.label)
+    timings["build_s"] = adapter.build()
+    timings["ingest_s"] = time.perf_counter() - start
+    inside_ingest = clock.inside
+    start = time.perf_counter()
+    unfiltered = rankings(adapter, prepared, settings, False, tick, run.label)
+    t_unfiltered = clock.inside - inside_ingest
+    native = adapter.capabilities.native_filter
+    filtered = rankings(adapter, prepared, settings, True, tick, run.label) if native else None
+    t_filtered = clock.inside - inside_ingest - t_unfiltered
+    timings["query_s"] = time.perf_counter() - start
+    n = len(prepared.truths)
+    timings["batched_qps"] = {"unfiltered": n / t_unfiltered if t_unfiltered else None,
+                              "filtered": n / t_filtered if t_filtered else None}
+    strategies = plan(settings.depths, native)
+    if settings.latency_samples:
+        start = time.perf_counter()
+        run.latency = latency_pass(adapter, prepared, settings, strategies, run.label, tick)
+        timings["latency_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    run.rows = score_rankings(prepared, settings, run.label, strategies, unfiltered, filtered)
+    timings["evaluate_s"] = time.perf_counter() - start
+    timings["overhead_ingest"] = overhead(timings["ingest_s"], inside_ingest)
+    timings["overhead_queries"] = overhead(timings["query_s"], t_unfiltered + t_filtered)
+
+
+def run_backend(prepared: Prepared, backend: Resolved | BackendSpec | str, settings: Settings,
+                tick: Tick = _no_tick) -> BackendRun:
+    """Open, index, rank, score and close one backend; a failure is recorded, never raised (but Ctrl-C is)."""
+    resolved = backend if isinstance(backend, Resolved) else resolve(backend)
+    options = resolved.options if isinstance(resolved.options, dict) else resolved.options.given()
+    run = BackendRun(resolved.label, resolved.spec.name, prepared.fixture.name, options)
+    clock = Clock()
+    wall = time.perf_counter()
     try:
-        index(adapter, prepared)
-        runs = evaluate(adapter, prepared, settings)
+        adapter = TimedAdapter(resolved.open(), clock)
+    except BackendUnavailable as error:
+        run.status, run.reason = "unavailable", str(error)
+        return run
+    except Exception as error:  # a store that cannot even start is a finding about that store, not a crash
+        run.status, run.reason = "failed", f"{type(error).__name__}: {error}"
+        return run
+    run.capabilities = vars(adapter.capabilities).copy()
+    try:
+        _measured(adapter, prepared, settings, run, tick)
+    except Exception as error:  # keep the other backends' results; say what broke, in one line
+        run.status, run.reason, run.rows = "failed", f"{type(error).__name__}: {error}", []
     finally:
-        adapter.close()
-    for run in runs:
-        run.backend = backend.label
-    return runs
+        try:
+            adapter.close()
+        except Exception as error:
+            if run.status == "ok":
+                run.status, run.reason = "failed", f"close: {type(error).__name__}: {error}"
+    run.timings.update(wall_s=time.perf_counter() - wall, inside_s=clock.inside, calls=clock.calls)
+    run.timings["overhead"] = overhead(run.timings["wall_s"], clock.inside)
+    return run

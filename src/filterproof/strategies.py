@@ -2,7 +2,8 @@
 
 * ``rank_only``: the backend's top K, no filter at all.
 * ``post_filter``: the backend's top C candidates unfiltered, then the client drops
-  what the policy rejects and keeps the first K (C defaults to K: filter after top-K).
+  what the policy rejects and keeps the first K (C defaults to K: filter after top-K;
+  a run may ask for several depths C at once).
 * ``pre_filter``: the backend's native filter, top K of what it admits.
 
 All three see hits through ``ranked_search``, which makes results identical across
@@ -22,10 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from filterproof.adapters.base import Adapter, AdapterError, Hit, search_many
+from filterproof.adapters.base import Adapter, Hit, search_many
+from filterproof.errors import AdapterError, UsageError
 from filterproof.policy import PolicyFilter
 
 STRATEGIES = ("rank_only", "post_filter", "pre_filter")
+MAX_DEPTH = 100_000
+"""Deepest unfiltered candidate list post_filter may ask for (per K with NK): beyond it, ask for pre_filter."""
 TIE_DIGITS = 6
 TIE_MARGIN = 8
 
@@ -44,9 +48,9 @@ class CandidateDepth:
 
     @classmethod
     def parse(cls, text: str) -> CandidateDepth:
-        match = re.fullmatch(r"\s*(\d+)\s*([kKxX]?)\s*", text)
-        if not match or int(match.group(1)) < 1:
-            raise ValueError(f"candidate depth {text!r}: expected a positive integer N or NK (N times K)")
+        match = re.fullmatch(r"\s*(\d{1,9})\s*([kKxX]?)\s*", text)
+        if not match or not 1 <= int(match.group(1)) <= MAX_DEPTH:
+            raise UsageError(f"candidate depth {text!r}: expected N or NK (N times K), N from 1 to {MAX_DEPTH}")
         return cls(int(match.group(1)), bool(match.group(2)))
 
     def at(self, k: int) -> int:
@@ -101,13 +105,50 @@ def ranked_search(
     return results
 
 
-def rank_only(ranking: list[Hit], k: int) -> list[Hit]:
-    return ranking[:k]
+@dataclass(frozen=True)
+class Strategy:
+    """One placement of the filter: ``rank_only``, ``post_filter`` at a candidate depth C, or ``pre_filter``."""
+
+    name: str
+    depth: CandidateDepth | None = None
+
+    @property
+    def candidates(self) -> str | None:
+        return str(self.depth) if self.depth is not None else None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} C={self.depth}" if self.depth is not None else self.name
+
+    @property
+    def filtered(self) -> bool:
+        """Whether the strategy promises to return only allowed documents (a leak is a failure)."""
+        return self.name != "rank_only"
+
+    def lists(self, unfiltered: list[Hit], filtered: list[Hit] | None, allowed: Callable[[str], bool],
+              ks: Sequence[int]) -> dict[int, list[Hit]]:
+        """The strategy's list at every K, from the unfiltered and the natively filtered rankings.
+
+        * rank_only: the first K unfiltered hits;
+        * post_filter: the first C(K) unfiltered hits, those the policy allows, the first K of them;
+        * pre_filter: the first K hits of the native filter.
+        """
+        if self.name == "rank_only":
+            return {k: unfiltered[:k] for k in ks}
+        if self.name == "post_filter":
+            assert self.depth is not None
+            return {k: [h for h in unfiltered[: self.depth.at(k)] if allowed(h.id)][:k] for k in ks}
+        if filtered is None:
+            raise ValueError("pre_filter needs the natively filtered ranking")
+        return {k: filtered[:k] for k in ks}
 
 
-def post_filter(ranking: list[Hit], k: int, candidates: CandidateDepth, allowed: Callable[[str], bool]) -> list[Hit]:
-    return [h for h in ranking[: candidates.at(k)] if allowed(h.id)][:k]
+def plan(depths: Sequence[CandidateDepth], native_filter: bool) -> list[Strategy]:
+    """The strategies to run: rank_only, post_filter at each depth, and pre_filter when the store filters."""
+    found = [Strategy("rank_only"), *(Strategy("post_filter", d) for d in depths)]
+    return [*found, Strategy("pre_filter")] if native_filter else found
 
 
-def pre_filter(filtered_ranking: list[Hit], k: int) -> list[Hit]:
-    return filtered_ranking[:k]
+def deepest(depths: Sequence[CandidateDepth], kmax: int) -> int:
+    """How deep the unfiltered ranking must go to serve every post_filter depth at every K up to ``kmax``."""
+    return max([kmax, *(d.at(kmax) for d in depths)])

@@ -41,11 +41,13 @@ class PlacementChecks:
 
         prepared = shipped("authorized-recall")
         index(native, prepared)
-        runs = {r.strategy: r for r in evaluate(native, prepared, Settings(ks=(1, 3, 5, 10)))}
+        rows = evaluate(native, prepared, Settings(ks=(1, 3, 5, 10)))
+        posts = [r for r in rows if r.strategy == "post_filter"]
+        pres = [r for r in rows if r.strategy == "pre_filter"]
         broken = [
-            (post.case.id, k, sorted(set(post.lists[k]) - set(pre.lists[k])))
-            for post, pre in zip(runs["post_filter"].outcomes, runs["pre_filter"].outcomes, strict=True)
-            for k in (1, 3, 5, 10) if not set(post.lists[k]) <= set(pre.lists[k])
+            (post.case, k, sorted(set(post.k[k].ids) - set(pre.k[k].ids)))
+            for post, pre in zip(posts, pres, strict=True)
+            for k in (1, 3, 5, 10) if not set(post.k[k].ids) <= set(pre.k[k].ids)
         ]
         allowed = int(native.capabilities.recall_tolerance * len(prepared.fixture.cases) * 4)
         assert len(broken) <= allowed, f"(case, K, missing from pre_filter): {broken[:10]}"

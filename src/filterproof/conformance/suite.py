@@ -33,7 +33,9 @@ from filterproof.conformance.lifecycle import LifecycleChecks
 from filterproof.conformance.placement import PlacementChecks
 from filterproof.fixtures import load_fixture
 from filterproof.policy import PolicyFilter, Principal
-from filterproof.runner import Prepared, Settings, StrategyRun, evaluate, index, prepare
+from filterproof.runner import Settings, evaluate, index
+from filterproof.scoring import CaseRow, by_strategy
+from filterproof.truth import Prepared, prepare
 
 FIXTURES = Path(__file__).resolve().parent / "data"
 _prepared: dict[str, Prepared] = {}
@@ -46,7 +48,7 @@ def shipped(name: str) -> Prepared:
     return _prepared[name]
 
 
-def reference_runs(prepared: Prepared, settings: Settings) -> list[StrategyRun]:
+def reference_runs(prepared: Prepared, settings: Settings) -> list[CaseRow]:
     store = ReferenceAdapter()
     index(store, prepared)
     return evaluate(store, prepared, settings)
@@ -96,14 +98,14 @@ class CoreChecks:
         prepared, settings = shipped("authorized-recall"), Settings(ks=(1, 3, 5, 10))
         index(adapter, prepared)
         tolerance = max(adapter.capabilities.recall_tolerance, 0.0005)
-        mine = {r.strategy: r for r in evaluate(adapter, prepared, settings)}
-        for ref in reference_runs(prepared, settings):
-            if ref.strategy not in mine:
+        mine = by_strategy(evaluate(adapter, prepared, settings), settings.ks)
+        for strategy, ref in by_strategy(reference_runs(prepared, settings), settings.ks).items():
+            if strategy not in mine:
                 continue
             for k in settings.ks:
-                want, got = ref.k[k].arecall, mine[ref.strategy].k[k].arecall
+                want, got = ref[k]["arecall"], mine[strategy][k]["arecall"]
                 assert want is not None and got is not None and got >= want - tolerance, (
-                    f"{ref.strategy} ARecall@{k}: reference {want:.3f}, {adapter.name} {got}")
+                    f"{strategy} ARecall@{k}: reference {want:.3f}, {adapter.name} {got}")
 
     def test_no_leaks_on_shipped_fixtures(self, adapter: Adapter) -> None:
         """post_filter and pre_filter never return a document the principal may not use.
@@ -115,11 +117,9 @@ class CoreChecks:
         for name in ("freshness-lab.json", "authorized-recall", "adversarial.json"):
             prepared = shipped(name)
             index(adapter, prepared)
-            for run in evaluate(adapter, prepared, Settings(ks=(1, 5, 10))):
-                if run.strategy == "rank_only":
-                    continue
-                leaked = {o.case.id: o.leaks for o in run.outcomes if o.leaks}
-                assert not leaked, f"{name} {run.strategy}: leaks {leaked}"
+            rows = evaluate(adapter, prepared, Settings(ks=(1, 5, 10)))
+            leaked = {(r.strategy, r.case): r.leaks for r in rows if r.strategy != "rank_only" and r.leaks}
+            assert not leaked, f"{name}: leaks (strategy, case): {leaked}"
 
     # -- the native filter, clause by clause ---------------------------------
 

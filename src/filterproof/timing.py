@@ -1,8 +1,8 @@
 """Time spent inside the backend, kept apart from time spent in the harness around it.
 
-A sweep is only evidence about a store if the harness's own cost is small and
+A run is only evidence about a store if the harness's own cost is small and
 known. ``TimedAdapter`` wraps any adapter and adds the wall time of every call into
-one ``Clock``; the sweep compares that with the wall time of each phase, and
+one ``Clock``; the runner compares that with the wall time of each phase, and
 reports the rest (ranking post-processing, policy checks, metrics, progress bars)
 as overhead = outside / inside.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import Adapter, Capabilities, Hit, Record, search_many
+from filterproof.adapters.base import Adapter, Capabilities, Hit, Record, optimize, search_many
 from filterproof.policy import PolicyFilter
 
 
@@ -73,18 +73,18 @@ class TimedAdapter:
         with self.clock.measure():
             return search_many(self.inner, vectors, k, wheres)
 
+    def optimize(self) -> None:
+        with self.clock.measure():
+            optimize(self.inner)
+
     def build(self) -> float:
-        """Let an engine that builds its index lazily (qdrant-edge's ``optimize``) do it now, timed.
+        """Let an engine that builds its index lazily (qdrant-edge's ``optimize``) do it now; returns the time.
 
         Otherwise the first search would pay for the whole index build and the
         latency numbers of one level would be meaningless.
         """
-        optimize = getattr(self.inner, "optimize", None)
-        if not callable(optimize):
-            return 0.0
         start = time.perf_counter()
-        with self.clock.measure():
-            optimize()
+        self.optimize()
         return time.perf_counter() - start
 
     def close(self) -> None:

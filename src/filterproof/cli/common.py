@@ -1,0 +1,94 @@
+"""What the commands share: errors printed in one line with exit code 2, parsers for comma lists, the run loop.
+
+Only typer, rich and the standard library load at import time: ``filterproof --help``
+stays fast; numpy work, backends and matplotlib load when a command runs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from filterproof.adapters.registry import Resolved
+    from filterproof.report import Results
+    from filterproof.runner import Settings
+    from filterproof.truth import Prepared
+
+# Not a terminal (a pipe, CI): wide enough that the tables are never cut.
+console = Console() if Console().is_terminal else Console(width=200)
+errors = Console(stderr=True)
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``error: message`` (as plain text: ids may hold brackets) and return the exit to raise."""
+    errors.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_USAGE)
+
+
+def notice(message: str, style: str = "yellow") -> None:
+    errors.print(Text(message, style=style), highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def usage_errors() -> Iterator[None]:
+    """Turn filterproof's usage errors (bad specs, options, fixtures) into one line and exit code 2."""
+    from filterproof.errors import UsageError
+
+    try:
+        yield
+    except UsageError as error:
+        raise fail(str(error)) from None
+
+
+def positive_ints(text: str, what: str) -> tuple[int, ...]:
+    try:
+        values = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        raise fail(f"{what} {text!r}: expected positive integers separated by commas") from None
+    if not values or values[0] < 1 or values[-1] > 100_000:
+        raise fail(f"{what} {text!r}: expected integers from 1 to 100000 separated by commas")
+    return values
+
+
+def finite(value: float | None, what: str) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise fail(f"{what} {value}: expected a finite number")
+    return value
+
+
+def writable(path: Path | None, what: str) -> Path | None:
+    """Check an output file's place before the run, not after it (the results would be lost)."""
+    if path is None:
+        return None
+    if path.is_dir():
+        raise fail(f"{what} {path}: is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise fail(f"{what} {path}: directory {path.parent} does not exist")
+    return path
+
+
+def run_all(prepared: Sequence[Prepared], backends: Sequence[Resolved], settings: Settings, results: Results,
+            by_level: bool, tick: Callable[[str, str, int], None] | None = None) -> None:
+    """Every backend over every prepared fixture, into ``results``; a backend that is missing is noted."""
+    from filterproof.runner import run_backend
+
+    for prep in prepared:
+        for backend in backends:
+            run = run_backend(prep, backend, settings, tick) if tick else run_backend(prep, backend, settings)
+            results.add(run, list(settings.ks), by_level)
+            if run.status == "failed":
+                notice(f"{run.label} failed on {prep.fixture.name}: {run.reason}", "bold red")
+
+
+def status(results: Any) -> int:
+    return EXIT_PROBLEMS if results.problems or not results.complete else EXIT_OK

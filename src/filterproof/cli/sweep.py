@@ -1,0 +1,220 @@
+"""``filterproof generate`` and ``filterproof sweep``: a seeded corpus, and strategies x backends x selectivity.
+
+The sweep is ``compare``'s pipeline (``truth.prepare`` -> ``runner`` -> ``scoring`` ->
+``report``) with other defaults: a generated corpus (or any fixture), dense
+vectors, several post_filter depths, single-query latencies, and summaries per
+selectivity level. It exits 1 on a leak or a failed backend (approximate search
+departing from the exact answer is what it measures, not a failure), 2 on usage.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from filterproof.cli.common import (
+    EXIT_OK,
+    console,
+    errors,
+    fail,
+    finite,
+    notice,
+    positive_ints,
+    run_all,
+    status,
+    usage_errors,
+)
+
+DEFAULT_SWEEP_BACKENDS = ["reference", "chroma", "qdrant-edge"]
+SELECTIVITY_HELP = "Selectivities (fractions of the corpus a case's principal may use), comma separated."
+
+Docs = Annotated[int, typer.Option("--docs", "-n", help="Number of documents.")]
+Seed = Annotated[int, typer.Option(help="Seed: same seed and options, same corpus.")]
+Levels = Annotated[str | None, typer.Option(help=SELECTIVITY_HELP + " Default: 0.01% to 50%.")]
+CasesPerLevel = Annotated[int, typer.Option(help="Cases (principals with a query) per selectivity.")]
+Tenants = Annotated[int, typer.Option(help="Number of tenants.")]
+Skew = Annotated[float, typer.Option(help="Tenant size skew: tenant i holds a share ~ 1/(i+1)^skew.")]
+Malformed = Annotated[float, typer.Option(help="Share of documents with malformed metadata (never eligible).")]
+
+
+def _floats(text: str, what: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise fail(f"{what} {text!r}: expected numbers separated by commas") from None
+    if not values:
+        raise fail(f"{what}: expected at least one number")
+    return values
+
+
+def generator_config(docs: int, seed: int, selectivity: str | None, cases_per_level: int, tenants: int,
+                     skew: float, malformed: float) -> Any:
+    from filterproof.scale.generator import DEFAULT_SELECTIVITIES, GeneratorConfig
+
+    levels = _floats(selectivity, "--selectivity") if selectivity else DEFAULT_SELECTIVITIES
+    with usage_errors():
+        return GeneratorConfig(documents=docs, seed=seed, selectivities=levels, cases_per_level=cases_per_level,
+                               tenants=tenants, tenant_skew=skew, malformed=malformed)
+
+
+def generate_command(
+    out: Annotated[Path, typer.Argument(help="Lab JSON file to write.")],
+    docs: Docs = 10_000, seed: Seed = 0, selectivity: Levels = None, cases_per_level: CasesPerLevel = 20,
+    tenants: Tenants = 8, tenant_skew: Skew = 2.5, malformed: Malformed = 0.001,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")] = False,
+) -> None:
+    """Generate a seeded corpus with controlled selectivity and relevant sets by construction (lab JSON)."""
+    from filterproof.scale.generator import generate, write_lab_json
+
+    if out.is_dir() or not out.parent.is_dir():
+        raise fail(f"{out}: expected a file in an existing directory")
+    if out.exists() and not force:
+        raise fail(f"{out} exists; pass --force to overwrite it")
+    cfg = generator_config(docs, seed, selectivity, cases_per_level, tenants, tenant_skew, malformed)
+    start = time.perf_counter()
+    with usage_errors():
+        corpus = generate(cfg)
+    write_lab_json(corpus, out)
+    fx = corpus.fixture
+    errors.print(f"wrote {out}: {len(fx.documents)} documents, {len(fx.cases)} cases, "
+                 f"{len(fx.active)} logical documents, in {time.perf_counter() - start:.1f} s")
+    targets = dict(zip(corpus.levels, corpus.targets, strict=True))
+    errors.print("eligible per case, by construction: " + ", ".join(f"{s * 100:g}% → {t}" for s, t in targets.items()))
+
+
+class Ticker:
+    """rich progress bars, one per (backend, phase), created when a phase first reports."""
+
+    def __init__(self, progress: Any, totals: dict[str, int]) -> None:
+        self.progress, self.totals, self.tasks = progress, totals, {}
+
+    def __call__(self, label: str, phase: str, done: int) -> None:
+        key = (label, phase)
+        if key not in self.tasks:
+            self.tasks[key] = self.progress.add_task(f"{label}: {phase}", total=self.totals.get(phase))
+        self.progress.advance(self.tasks[key], done)
+
+
+def sweep_command(
+    fixture: Annotated[Path | None, typer.Argument(help="A fixture to sweep instead of generating one.")] = None,
+    backend: Annotated[list[str] | None, typer.Option(
+        "--backend", "-b", help="name or name:key=value,... (one index build each); repeat. "
+                                "Default: reference, chroma, qdrant-edge.")] = None,
+    docs: Docs = 100_000, seed: Seed = 0, selectivity: Levels = None, cases_per_level: CasesPerLevel = 20,
+    tenants: Tenants = 8, tenant_skew: Skew = 2.5, malformed: Malformed = 0.001,
+    k: Annotated[str, typer.Option("--k", help="Cut-offs K, comma separated.")] = "1,10",
+    candidates: Annotated[str, typer.Option(help="post_filter candidate depths C (N or NK).")] = "1K,2K,10K,100K",
+    embedding: Annotated[Literal["svd", "tfidf"], typer.Option(
+        help="Shared vectors: TF-IDF + TruncatedSVD (dense, --dim) or exact TF-IDF (as compare).")] = "svd",
+    dim: Annotated[int, typer.Option(min=2, max=4096, help="Dense dimension of the svd embedding.")] = 128,
+    batch: Annotated[int, typer.Option(min=1, help="Queries per batched call.")] = 64,
+    latency_samples: Annotated[int, typer.Option(min=0, help="Single-query timings per level and strategy.")] = 10,
+    min_score: Annotated[float | None, typer.Option(
+        help="Top-1 threshold (default: the fixture's, else 0.25).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Directory for report.json, report.html and the PNGs "
+                                                  "(default: ./sweep, or beside the --replot file).")] = None,
+    plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Write figures and the HTML report.")] = True,
+    replot: Annotated[Path | None, typer.Option(help="Run nothing: redraw tables, figures and HTML from this "
+                                                     "report.json into --out.")] = None,
+    no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when a backend leaks or fails.")] = False,
+) -> None:
+    """Sweep strategies x backends x selectivities x K against the exact filtered ground truth."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from filterproof.adapters import parse_specs, resolve
+    from filterproof.report import Results, fixture_info, load, settings_info, write
+    from filterproof.report.levels import render_sweep
+    from filterproof.runner import Settings
+    from filterproof.strategies import CandidateDepth
+
+    if replot is not None:
+        with usage_errors():
+            results = load(replot)
+        render_sweep(console, results)
+        _figures(results, out or replot.parent, plots)
+        raise typer.Exit(EXIT_OK)
+    out = out or Path("sweep")
+    if out.exists() and not out.is_dir():
+        raise fail(f"--out {out}: exists and is not a directory")
+    with usage_errors():
+        depths = tuple(CandidateDepth.parse(p) for p in candidates.split(",") if p.strip())
+        settings = Settings(ks=positive_ints(k, "--k"), depths=depths, min_score=finite(min_score, "--min-score"),
+                            batch=batch, upsert_batch=2048, latency_samples=latency_samples)
+        resolved = [resolve(spec) for spec in parse_specs(backend or DEFAULT_SWEEP_BACKENDS)]
+    gen = None if fixture else generator_config(docs, seed, selectivity, cases_per_level, tenants, tenant_skew,
+                                                malformed)
+    started = time.perf_counter()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn())
+    with Progress(*columns, console=errors, transient=False) as progress:
+        prepared, generated, timings = _prepared(fixture, gen, settings, embedding, dim, progress)
+        n = len(prepared.truths)
+        totals = {"ingest": len(prepared.fixture.documents), "queries": 2 * n,
+                  "latency": len(prepared.levels) * (len(depths) + 2) * min(
+                      latency_samples, max(v["cases"] for v in fixture_info(prepared)["levels"].values()))}
+        results = Results("sweep", settings_info(settings, [r.label for r in resolved], embedding,
+                                                 prepared.dim))
+        results.fixtures = [fixture_info(prepared, generated)]
+        run_all([prepared], resolved, settings, results, by_level=True, tick=Ticker(progress, totals))
+    for b in results.backends:
+        if b["status"] == "unavailable":
+            notice(f"skipped {b['label']}: {b['reason']}")
+    timings["total_s"] = time.perf_counter() - started
+    results.timings = timings
+    results.judge(against_reference=False)
+    out.mkdir(parents=True, exist_ok=True)
+    write(results, out / "report.json")
+    render_sweep(console, results)
+    _figures(results, out, plots)
+    console.print(f"wrote {out}/report.json" + (f", {out}/report.html and figures" if plots else ""))
+    raise typer.Exit(EXIT_OK if no_fail else status(results))
+
+
+def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: int,
+              progress: Any) -> tuple[Any, dict[str, Any] | None, dict[str, float]]:
+    """Load or generate the fixture, then embed it and compute the truths (with a progress bar)."""
+    from dataclasses import asdict
+
+    from filterproof.fixtures import load_fixture
+    from filterproof.scale.generator import generate
+    from filterproof.truth import prepare
+
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    with usage_errors():
+        corpus = generate(gen) if gen else None
+        fixture = corpus.fixture if corpus else load_fixture(path)  # type: ignore[arg-type]
+    timings["generate_s"] = time.perf_counter() - start
+    errors.print(f"corpus: {len(fixture.documents)} documents, {len(fixture.cases)} cases "
+                 f"({timings['generate_s']:.1f} s); embedding ({embedding}) ...")
+    task = progress.add_task("ground truth", total=len(fixture.cases))
+    with usage_errors():
+        prepared = prepare(fixture, depth=settings.kmax, embedding=embedding, dim=dim,
+                           levels=corpus.levels if corpus else None, tick=lambda: progress.advance(task))
+    return prepared, asdict(gen) if gen else None, timings
+
+
+def _figures(results: Any, out: Path, plots: bool) -> None:
+    """The PNGs and the HTML page, unless --no-plots or matplotlib is missing (then say how to get it)."""
+    if not plots or not results.labels():
+        return
+    from filterproof.report.figures import PlotsUnavailable, write_figures
+    from filterproof.report.html import write_html
+
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        figures = write_figures(results, out)
+    except PlotsUnavailable as error:
+        notice(f"no figures: {error}")
+        figures = {}
+    write_html(results, out / "report.html", figures, "report.json")

@@ -1,0 +1,137 @@
+"""One record schema for every run, and its renderers (``console``, ``html``, ``figures``).
+
+``Results`` is what ``compare`` and ``sweep`` produce and what every renderer reads;
+``to_json`` / ``load`` write and read it as one JSON document (``SCHEMA``)::
+
+    {"schema": "filterproof/2", "filterproof": "<version>", "command": "compare" | "sweep",
+     "complete": true,                       # false: interrupted, or a backend failed
+     "settings": {"ks", "candidates", "min_score", "embedding", "dim", "batch", "latency_samples", "backends"},
+     "fixtures": [{"name", "path", "sha256", "documents", "cases", "malformed": {id: why}, "min_score",
+                   "generator", "levels": {"<level>": {"cases", "measured"}}}],
+     "backends": [{"label", "backend", "fixture", "options", "status", "reason", "capabilities", "timings"}],
+     "summary":  [{"fixture", "backend", "strategy", "candidates", "level", "k", "cases", "correct",
+                   "wrong_document", "false_abstention", "correct_abstention", "leaks", "leaks_at_k",
+                   "recall", "arecall", "arecall_nonempty", "n_nonempty", "unusable", "precision", "ndcg",
+                   "mrr", "recall_exact", "short", "empty", "short_rate", "empty_rate",
+                   "false_abstention_rate", "wrong_document_rate"}],
+     "cases":    [{"fixture", "backend", "strategy", "candidates", "case", "level", "selected", "score",
+                   "decision", "acceptable", "leaks", "k": {"<K>": {"ids", "short", "empty", "leaks",
+                   "recall_exact", "recall", "arecall", "unusable", "precision", "ndcg"}}, "rr", "nonempty"}],
+     "latency":  [{"fixture", "backend", "strategy", "candidates", "level", "samples", "p50_ms", "p95_ms", "qps"}],
+     "problems": [{"fixture", "backend", "kind", "detail"}],
+     "timings": {...}, "machine": {...}}
+
+A ``summary`` row with ``level`` null averages all the fixture's cases; sweeps add one
+row per selectivity level. ``backend`` is the spec's label (``qdrant-edge:exact=true``),
+so one backend run twice with different options stays apart. Schema 1 (``compare``)
+and ``filterproof-sweep/1`` (``sweep``) are replaced by this one; see the README.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filterproof import __version__
+from filterproof.congruence import Problem, verdict
+from filterproof.errors import UsageError
+from filterproof.runner import BackendRun, Settings
+from filterproof.scoring import CaseRow, summarize
+from filterproof.truth import Prepared
+
+SCHEMA = "filterproof/2"
+
+
+def fixture_info(prepared: Prepared, generator: dict[str, Any] | None = None) -> dict[str, Any]:
+    fx = prepared.fixture
+    n = max(len(fx.documents), 1)
+    levels: dict[str, dict[str, float]] = {}
+    for level in prepared.levels:
+        eligible = [t.eligible for t in prepared.truths if t.level == level]
+        levels[f"{level:g}"] = {"cases": len(eligible), "measured": sum(eligible) / len(eligible) / n}
+    return {"name": fx.name, "path": str(fx.path), "sha256": fx.sha256, "documents": len(fx.documents),
+            "cases": len(fx.cases), "malformed": fx.malformed(), "min_score": fx.min_score,
+            "description": fx.description, "generator": generator, "levels": levels,
+            "embedding": prepared.embedding_kind, "dim": prepared.dim, "timings": prepared.timings}
+
+
+def settings_info(settings: Settings, labels: list[str], embedding: str, dim: int | None) -> dict[str, Any]:
+    return {"ks": list(settings.ks), "candidates": [str(d) for d in settings.depths], "min_score": settings.min_score,
+            "embedding": embedding, "dim": dim, "batch": settings.batch, "latency_samples": settings.latency_samples,
+            "backends": labels}
+
+
+@dataclass
+class Results:
+    """Everything a run found; renderers read only this."""
+
+    command: str
+    settings: dict[str, Any]
+    fixtures: list[dict[str, Any]] = field(default_factory=list)
+    backends: list[dict[str, Any]] = field(default_factory=list)
+    cases: list[CaseRow] = field(default_factory=list)
+    summary: list[dict[str, Any]] = field(default_factory=list)
+    latency: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    timings: dict[str, Any] = field(default_factory=dict)
+    complete: bool = True
+
+    def add(self, run: BackendRun, ks: list[int], by_level: bool) -> None:
+        self.backends.append(run.info())
+        self.cases += run.rows
+        self.summary += summarize(run.rows, ks, by_level)
+        self.latency += run.latency
+
+    def judge(self, against_reference: bool = True) -> list[Problem]:
+        self.problems = verdict(self.backends, self.cases, self.summary, against_reference)
+        if any(b["status"] == "failed" for b in self.backends):
+            self.complete = False
+        return self.problems
+
+    def labels(self, fixture: str | None = None) -> list[str]:
+        return list(dict.fromkeys(b["label"] for b in self.backends
+                                  if b["status"] == "ok" and fixture in (None, b["fixture"])))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA, "filterproof": __version__, "command": self.command, "complete": self.complete,
+            "settings": self.settings, "fixtures": self.fixtures, "backends": self.backends,
+            "summary": self.summary, "cases": [r.to_json() for r in self.cases], "latency": self.latency,
+            "problems": [vars(p) for p in self.problems], "timings": self.timings,
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                        "platform": platform.platform(), "load_average": list(os.getloadavg())},
+        }
+
+    @classmethod
+    def from_json(cls, doc: Any, source: str = "results") -> Results:
+        if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+            found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+            raise UsageError(f"{source}: not a filterproof report of schema {SCHEMA} (found {found!r})")
+        try:
+            return cls(command=doc["command"], settings=doc["settings"], fixtures=doc["fixtures"],
+                       backends=doc["backends"], cases=[CaseRow.from_json(r) for r in doc["cases"]],
+                       summary=doc["summary"], latency=doc["latency"],
+                       problems=[Problem(**p) for p in doc.get("problems", [])], timings=doc.get("timings", {}),
+                       complete=bool(doc.get("complete", True)))
+        except (KeyError, TypeError, ValueError) as error:
+            raise UsageError(f"{source}: malformed {SCHEMA} report ({type(error).__name__}: {error})") from None
+
+
+def load(path: Path) -> Results:
+    """Read a report written by ``--json`` / ``sweep``; a file that is not one is a ``UsageError``."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise UsageError(f"{path}: cannot read a report: {error}") from None
+    return Results.from_json(doc, str(path))
+
+
+def write(results: Results, path: Path) -> None:
+    """Write the JSON document through a temporary file, so a reader never sees half of it."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(results.to_json(), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
