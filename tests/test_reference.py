@@ -57,6 +57,12 @@ def test_native_filter_equals_policy_on_shipped_fixtures(shipped: Prepared) -> N
     assert congruence.eligible_sets(adapter, shipped) == congruence.policy_sets(shipped)
 
 
+def test_prepared_truths_equal_the_oracle_on_shipped_fixtures(shipped: Prepared) -> None:
+    """Every case's truth (numpy masks) is the policy oracle's eligible set, document for document."""
+    oracle = congruence.policy_sets(shipped)
+    assert {t.case.id: shipped.eligible_ids(i) for i, t in enumerate(shipped.truths)} == oracle
+
+
 def unit(*xs: float) -> np.ndarray:
     v = np.array(xs, dtype=np.float32)
     return v / np.linalg.norm(v)

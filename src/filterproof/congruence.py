@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from filterproof.adapters.base import Adapter
+from filterproof.policy import eligible_ids
 from filterproof.scoring import CaseRow, strategy_label
 from filterproof.truth import Prepared
 
@@ -42,7 +43,9 @@ def eligible_sets(adapter: Adapter, prepared: Prepared) -> dict[str, set[str]]:
 
 
 def policy_sets(prepared: Prepared) -> dict[str, set[str]]:
-    return {t.case.id: prepared.eligible_ids(i) for i, t in enumerate(prepared.truths)}
+    """Case id -> the oracle's eligible set (``policy.eligible_ids``, not the vectorised truth)."""
+    pairs = [(d.id, d.metadata) for d in prepared.fixture.documents]
+    return {t.case.id: eligible_ids(pairs, t.filter) for t in prepared.truths}
 
 
 @dataclass(frozen=True)

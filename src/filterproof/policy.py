@@ -13,9 +13,12 @@ groups empty / not a list / not all strings, a date that is not ``YYYY-MM-DD``, 
 revision that is not an integer, a tenant/logical_id with no entry in the active
 map) makes a document *malformed*: it is indexed and counted, never eligible.
 
-This module is the oracle: the reference adapter, client-side post-filtering and
-every congruence test evaluate eligibility through it. Identities here are
-trusted test inputs, not authentication.
+This module is the oracle, written for reading: one small function per check.
+``columns.PolicyColumns`` evaluates the same predicate over all documents at once
+with numpy masks (the reference adapter's native filter, and every case's truth in
+``truth.prepare``); the tests hold the two equal on every shipped fixture and on
+generated metadata, and the conformance suite judges stores against this module
+directly. Identities here are trusted test inputs, not authentication.
 """
 
 from __future__ import annotations

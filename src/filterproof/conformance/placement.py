@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from filterproof.adapters.base import Adapter
 from filterproof.conformance import generated
 from filterproof.conformance import scenarios as sc
+from filterproof.conformance.shipped import shipped
 from filterproof.policy import PolicyFilter, Principal
 from filterproof.runner import Settings, evaluate, index
 
@@ -37,8 +38,6 @@ class PlacementChecks:
         unfiltered top K: the native filtered search is not exhaustive (HNSW with a
         restrictive filter: raise ef or use exact search under selective filters).
         """
-        from filterproof.conformance.suite import shipped
-
         prepared = shipped("authorized-recall")
         index(native, prepared)
         rows = evaluate(native, prepared, Settings(ks=(1, 3, 5, 10)))

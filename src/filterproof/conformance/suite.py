@@ -20,38 +20,19 @@ look at when it fails.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from filterproof import congruence
 from filterproof.adapters.base import Adapter
-from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.conformance import scenarios as sc
 from filterproof.conformance.contract import ContractChecks
 from filterproof.conformance.lifecycle import LifecycleChecks
 from filterproof.conformance.placement import PlacementChecks
-from filterproof.fixtures import load_fixture
+from filterproof.conformance.shipped import reference_runs, shipped
 from filterproof.policy import PolicyFilter, Principal
 from filterproof.runner import Settings, evaluate, index
-from filterproof.scoring import CaseRow, by_strategy
-from filterproof.truth import Prepared, prepare
-
-FIXTURES = Path(__file__).resolve().parent / "data"
-_prepared: dict[str, Prepared] = {}
-
-
-def shipped(name: str) -> Prepared:
-    """A fixture shipped with the suite, prepared once per process."""
-    if name not in _prepared:
-        _prepared[name] = prepare(load_fixture(FIXTURES / name))
-    return _prepared[name]
-
-
-def reference_runs(prepared: Prepared, settings: Settings) -> list[CaseRow]:
-    store = ReferenceAdapter()
-    index(store, prepared)
-    return evaluate(store, prepared, settings)
+from filterproof.scoring import by_strategy
 
 
 class CoreChecks:

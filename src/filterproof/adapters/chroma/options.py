@@ -11,8 +11,8 @@ from filterproof.adapters.options import AdapterOptions
 EF_SEARCH = 200
 EF_CONSTRUCTION = 200
 MAX_NEIGHBORS = 32
-"""HNSW defaults. Chroma's own are 100/100/16: on 50k x 128-d noisy clustered vectors they gave
-recall@10 0.952, these 0.988 for 1.75x the build time (bench/README.md)."""
+"""HNSW defaults, above Chroma's own (100/100/16), which lose recall on clustered vectors
+(README "Chroma" has the measurement)."""
 
 
 class ChromaOptions(AdapterOptions):

@@ -17,13 +17,11 @@ of the principal's tenant (cached per map object and tenant). Nothing stored dep
 on the map, so a changed map is exact on the very next query and costs no write.
 SQLite caps a statement at 32766 variables, so more than ``KEYS_PER_FILTER`` keys
 become several filters over disjoint slices, one query each, top-k merged by score.
-Measured (chromadb 1.5.9, 2 CPUs, 100k docs of one tenant, 64-d, all active): the
-policy with 5 slices of 20k keys (5 x 420 kB of JSON) took 1.54 s per lone query
-in process (1.64 s over HTTP), 135 ms per query in a batch of 20 sharing the filter;
-one slice 303 ms; the policy without the revision clause 273 ms; groups alone 65 ms;
-no filter 1.4 ms. The alternative, a per-document "active" flag kept in sync, would
-cost about the 273 ms, but makes every map change a write to the affected revisions,
-and a stale flag (a reopened store, a missed write) would fail *open*.
+The revision clause is the filter's most expensive part at scale (its cost grows
+with the tenant's share of the map; bench/README.md has the measurements). The
+alternative, a per-document "active" flag kept in sync, makes every map change a
+write to the affected revisions, and a stale flag (a reopened store, a missed
+write) would fail *open*.
 
 ``n_results`` is clamped to the collection's count (Chroma returns fewer when the
 filter admits fewer). Queries with the same filter go to Chroma as one call.

@@ -35,8 +35,8 @@ from filterproof.errors import BackendUnavailable
 COLLECTION = "filterproof"
 RECALL_TOLERANCE = 0.01
 SERVER_KEYS_PER_CALL = 250_000
-"""About 4.5 MB of revision keys per batched request (measured ~18 bytes a key in the JSON body);
-a server refuses bodies over ``service.max_request_size_mb``, 32 MB by default."""
+"""Revision keys per batched request, keeping its JSON body far below what a server accepts
+(``service.max_request_size_mb``, 32 MB by default; a key costs a few tens of bytes)."""
 
 
 class ModelsFamily:

@@ -28,11 +28,10 @@ The compiled filter (stored fields: ``payload.py``) is the conjunction of
 Why a key list per query rather than a per-document "current" flag kept in sync:
 the list is stateless (no write when the map changes, several maps can be asked
 in one batch, nothing to repair after a crash between two flag writes) and exact
-for any map. Its price, measured with 25k keys for the principal's tenant: 0.44 MB
-of JSON per query to a server (so batched calls are capped by key count), +6 ms a
-query on the edge engine at 100k points, and in local mode a cost proportional to
-candidates x keys (20k points, 5k keys: 1.8 s a query against 0.6 s without the
-clause). A flag would make the filter constant-size at the cost of writes on every
+for any map. Its price grows with the tenant's share of the map: request bodies to
+a server (so batched calls are capped by key count), time on the edge engine, and
+in local mode a cost proportional to candidates x keys (bench/README.md has the
+numbers). A flag would make the filter constant-size at the cost of writes on every
 publish or supersede.
 
 Unknown input raises ``TypeError``; an empty ``should`` (which Qdrant reads as "no
