@@ -197,3 +197,12 @@ def test_cli_generate_and_sweep(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "ARecall@3" in result.output
     result = runner.invoke(app, ["generate", str(fixture), "-n", "600"])
     assert result.exit_code == 2 and "exists; pass --force" in result.output
+
+
+def test_the_committed_100k_report_replots(tmp_path: Path) -> None:
+    """bench/results/sweep_100k/report.json is read back by the current renderers (no run)."""
+    report = Path(__file__).resolve().parent.parent / "bench" / "results" / "sweep_100k" / "report.json"
+    result = CliRunner().invoke(app, ["sweep", "--replot", str(report), "--no-plots", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "ARecall@10 by selectivity" in result.output and "qdrant-edge" in result.output
+    assert "0.925" in result.output, "qdrant-edge's measured pre_filter ARecall@10 at 50%"
