@@ -2,8 +2,9 @@
 
 The same configuration and seed always give the same fixture, byte for byte, so a
 sweep's numbers can be reproduced from two integers. ``generate`` builds the
-fixture in memory (what ``filterproof sweep`` uses at scale, skipping JSON);
-``write_lab_json`` writes it in the lab format that ``load_fixture`` reads.
+fixture as compact columns (``corpus.GeneratedFixture``: what ``filterproof sweep``
+uses at scale, skipping JSON) whose documents are built chunk by chunk when read;
+``write_lab_json`` streams it out in the lab format that ``load_fixture`` reads.
 
 Each case is one principal of one selectivity level s: it may use exactly
 round(s x N) documents (see ``population``). Its query is written from a topic of
@@ -22,6 +23,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
@@ -29,17 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from filterproof.fixtures import Case, Document, Fixture
+from filterproof.fixtures import Case
 from filterproof.policy import ActiveRevisions, Principal
-from filterproof.scale.population import (
-    GeneratorError,
-    Population,
-    build_blocks,
-    metadata_rows,
-    populate,
-    target_count,
-)
-from filterproof.scale.text import TextMaker, Vocabulary
+from filterproof.scale.corpus import CorpusColumns, GeneratedFixture, generated_fixture, row_id
+from filterproof.scale.metadata import MetadataMaker
+from filterproof.scale.population import GeneratorError, Population, build_blocks, populate, target_count
+from filterproof.scale.text import PackedTexts, TextMaker, Vocabulary
 
 __all__ = ["GeneratedCorpus", "GeneratorConfig", "GeneratorError", "case_level", "generate", "write_lab_json"]
 
@@ -90,7 +87,7 @@ class GeneratedCorpus:
     """A generated fixture plus what the sweep needs to know about each case."""
 
     config: GeneratorConfig
-    fixture: Fixture
+    fixture: GeneratedFixture
     levels: list[float]
     """Per case: its requested selectivity."""
     targets: list[int]
@@ -191,37 +188,51 @@ def plan_cases(rng: np.random.Generator, cfg: GeneratorConfig, pop: Population) 
     return plans
 
 
-def generate(cfg: GeneratorConfig) -> GeneratedCorpus:
-    """Build the corpus in memory (no JSON): documents, active map, cases with expected and relevant."""
+Progress = Callable[[int, int], None]
+"""Called with (cases written, cases) while the planted documents are written."""
+
+
+def generate(cfg: GeneratorConfig, progress: Progress | None = None) -> GeneratedCorpus:
+    """Build the corpus as columns (no document is materialised): active map, cases with expected and relevant.
+
+    The seed's stream is consumed in the same order as when every document was built
+    at once (population, blocks, cases, vocabulary, background words, planted texts,
+    the metadata's draws), so the corpus is the same, byte for byte.
+    """
     rng = np.random.default_rng(cfg.seed)
     pop = populate(rng, cfg.documents, cfg.tenants, cfg.tenant_skew, cfg.malformed, cfg.domains)
     build_blocks(rng, pop, list(cfg.selectivities), cfg.tenants)
     plans = plan_cases(rng, cfg, pop)
     vocab = Vocabulary.build(rng, cfg.general_words, cfg.domains, cfg.domain_words, len(plans))
     maker = TextMaker(rng, vocab)
-    texts = maker.background(pop.domain)
+    background = maker.background(pop.domain)
     as_of = date.fromisoformat(cfg.as_of)
-    ids = [f"d{row:07d}" for row in range(pop.n)]
+    planted: dict[int, str] = {}
     cases = []
-    for plan in plans:
+    for done, plan in enumerate(plans):
         query, words = maker.query(plan.topic, plan.domain)
         # The first eligible one is the expected answer; the first distractor is its ineligible twin.
         for i, row in enumerate(plan.eligible):
-            texts[row] = maker.relevant(plan.topic, words, plan.domain, answer=i == 0)
+            planted[row] = maker.relevant(plan.topic, words, plan.domain, answer=i == 0)
         for i, row in enumerate(plan.distractors):
-            texts[row] = maker.relevant(plan.topic, words, plan.domain, answer=i == 0)
+            planted[row] = maker.relevant(plan.topic, words, plan.domain, answer=i == 0)
         cases.append(Case(
             id=plan.case_id, query=query, principal=Principal(f"tenant-{plan.tenant:02d}", plan.groups),
-            as_of=as_of, expected=ids[plan.eligible[0]] if plan.eligible else None,
-            relevant=tuple(ids[r] for r in plan.eligible + plan.distractors),
+            as_of=as_of, expected=row_id(plan.eligible[0]) if plan.eligible else None,
+            relevant=tuple(row_id(r) for r in plan.eligible + plan.distractors),
         ))
-    metadata = metadata_rows(rng, pop, cfg.selectivities, as_of)
-    documents = [Document(i, text, meta) for i, text, meta in zip(ids, texts, metadata, strict=True)]
+        if progress is not None:
+            progress(done + 1, len(plans))
+    metadata = MetadataMaker.draw(rng, pop, len(cfg.selectivities), as_of)
     pairs = zip(pop.logical_tenant.tolist(), pop.active_revision.tolist(), strict=True)
-    active = ActiveRevisions.of({(f"tenant-{t:02d}", f"doc-{k:07d}"): r for k, (t, r) in enumerate(pairs)})
-    fixture = Fixture(
-        name=f"generated-{cfg.documents}-seed{cfg.seed}", path=Path(f"<generated n={cfg.documents} seed={cfg.seed}>"),
-        sha256=cfg.digest(), documents=documents, active=active, cases=cases, min_score=cfg.min_score,
+    tenants = [f"tenant-{t:02d}" for t in range(cfg.tenants)]  # one string per tenant, not one per entry
+    active = ActiveRevisions.of({(tenants[t], f"doc-{k:07d}"): r for k, (t, r) in enumerate(pairs)})
+    columns = CorpusColumns(pop.n, maker, background, PackedTexts(planted), metadata)
+    del planted
+    fixture = generated_fixture(
+        columns, name=f"generated-{cfg.documents}-seed{cfg.seed}",
+        path=Path(f"<generated n={cfg.documents} seed={cfg.seed}>"), sha256=cfg.digest(), active=active,
+        cases=cases, min_score=cfg.min_score,
         description=f"filterproof generate: {cfg.documents} documents, seed {cfg.seed}, "
                     f"{len(cfg.selectivities)} selectivities x {cfg.cases_per_level} cases",
     )
@@ -235,18 +246,25 @@ def _case_json(case: Case) -> dict[str, Any]:
             "expected": case.expected, "relevant": list(case.relevant or ())}
 
 
-def write_lab_json(corpus: GeneratedCorpus, path: Path) -> None:
-    """Write the lab JSON format, one document per line, deterministically (same seed, same bytes)."""
+def write_lab_json(corpus: GeneratedCorpus, path: Path, chunk: int = 16_384) -> None:
+    """Write the lab JSON format, one document per line, deterministically (same seed, same bytes).
+
+    Streamed: one chunk of documents is built, written and dropped at a time.
+    """
     fx = corpus.fixture
+    n = len(fx.documents)
     with path.open("w", encoding="utf-8") as out:
         out.write("{\n")
         out.write(f'  "description": {json.dumps(fx.description)},\n')
         out.write(f'  "min_score": {json.dumps(fx.min_score)},\n')
         out.write(f'  "active_revisions": {json.dumps(fx.active.to_json())},\n')
         out.write('  "documents": [\n')
-        for i, doc in enumerate(fx.documents):
-            line = json.dumps({"id": doc.id, "text": doc.text, **doc.metadata}, ensure_ascii=False)
-            out.write(f"    {line}{',' if i + 1 < len(fx.documents) else ''}\n")
+        for part in fx.chunks(chunk):
+            assert part.texts is not None
+            for i, doc_id, text, meta in zip(range(part.start, part.stop), part.ids, part.texts, part.metadata,
+                                             strict=True):
+                line = json.dumps({"id": doc_id, "text": text, **meta}, ensure_ascii=False)
+                out.write(f"    {line}{',' if i + 1 < n else ''}\n")
         out.write("  ],\n  \"cases\": [\n")
         for i, case in enumerate(fx.cases):
             out.write(f"    {json.dumps(_case_json(case))}{',' if i + 1 < len(fx.cases) else ''}\n")

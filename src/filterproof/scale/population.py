@@ -15,10 +15,7 @@ they are the near misses that only the freshness clauses exclude.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
-from typing import Any
 
 import numpy as np
 
@@ -138,14 +135,23 @@ def malformations(rng: np.random.Generator, kind: np.ndarray, fraction: float) -
 
 def populate(rng: np.random.Generator, n: int, tenants: int, skew: float, malformed: float,
              domains: int) -> Population:
+    """Draw every row's columns; stored in the narrowest integer types that hold them.
+
+    The draws are made in int64 as before (the seed gives the same corpus); only the
+    stored columns are narrowed, because the population is the one part of a
+    generated corpus held for every row while the sweep runs (about 100 bytes per
+    document instead of 250).
+    """
     logical, logical_tenant, revision, kind, revs = families(rng, n, tenants, skew)
     start, end = windows(rng, kind)
     bad = malformations(rng, kind, malformed)
     domain_of_logical = rng.integers(0, domains, size=len(revs))
+    small = np.int16 if max(tenants, domains) < 2**15 else np.int32
     return Population(
-        n=n, tenant=logical_tenant[logical], logical=logical, revision=revision, kind=kind, start=start,
-        end=end, malformed=bad, domain=domain_of_logical[logical], active_revision=revs,
-        logical_tenant=logical_tenant,
+        n=n, tenant=logical_tenant[logical].astype(small), logical=logical.astype(np.int32),
+        revision=revision.astype(np.int32), kind=kind, start=start.astype(np.int32), end=end.astype(np.int32),
+        malformed=bad, domain=domain_of_logical[logical].astype(small), active_revision=revs.astype(np.int32),
+        logical_tenant=logical_tenant.astype(small),
     )
 
 
@@ -171,7 +177,7 @@ def build_blocks(rng: np.random.Generator, pop: Population, levels: list[float],
         for k in feasible:
             live = live_by_tenant[k]
             order = rng.permutation(live)
-            pop.order[(li, k)] = order
+            pop.order[(li, k)] = order.astype(np.int32)
             rank = np.empty(pop.n, dtype=np.int64)
             rank[order] = np.arange(len(order))
             rows = rows_by_tenant[k]
@@ -180,73 +186,3 @@ def build_blocks(rng: np.random.Generator, pop: Population, levels: list[float],
             block[rows] = rank[rows] // t
             half[rows] = ((rank[rows] % t) * 2 // t).astype(np.int8)
         pop.blocks[li], pop.halves[li] = block, half
-
-
-def iso(as_of: date, offset: int, cache: dict[int, str]) -> str:
-    text = cache.get(offset)
-    if text is None:
-        text = cache[offset] = date.fromordinal(as_of.toordinal() + offset).isoformat()
-    return text
-
-
-# -- metadata dicts: the columns as a fixture holds them, malformed classes written as the policy names them
-
-STATUS = {CURRENT: "active", STALE: "active", DRAFT: "draft"}
-DECOY_GROUPS = 16
-
-
-def _groups(pop: Population, levels: int, rng: np.random.Generator) -> list[list[str]]:
-    """Each document's groups: one block group per level its tenant takes part in, plus project decoys.
-
-    Principals hold ``role-*`` groups and block groups only, never ``proj-*``: the
-    decoys make the group lists realistic without widening anyone's eligible set.
-    """
-    per_level = []
-    for li in range(levels):
-        block, half = pop.blocks[li].tolist(), pop.halves[li].tolist()
-        per_level.append([f"team-{li}-{b}-{'ab'[h]}" if b >= 0 else None for b, h in zip(block, half, strict=True)])
-    count = rng.integers(1, 3, size=pop.n).tolist()
-    first = rng.integers(0, DECOY_GROUPS, size=pop.n).tolist()
-    groups = []
-    for row in range(pop.n):
-        mine = [names[row] for names in per_level if names[row] is not None]
-        mine += [f"proj-{(first[row] + j) % DECOY_GROUPS:02d}" for j in range(count[row])]
-        groups.append(mine)
-    return groups
-
-
-def _malform(meta: dict[str, Any], how: str) -> None:
-    if how == "groups_empty":
-        meta["groups"] = []
-    elif how == "groups_string":
-        meta["groups"] = meta["groups"][0]
-    elif how == "bad_date":
-        meta["valid_from"] = meta["valid_from"].replace("-", "/")
-    elif how == "revision_string":
-        meta["revision"] = str(meta["revision"])
-    elif how == "missing_status":
-        del meta["status"]
-    elif how == "unmapped":
-        meta["logical_id"] += "-orphan"
-
-
-def metadata_rows(rng: np.random.Generator, pop: Population, levels: Sequence[float],
-                  as_of: date) -> list[dict[str, Any]]:
-    """One metadata dict per row, malformed classes applied."""
-    groups = _groups(pop, len(levels), rng)
-    dates: dict[int, str] = {}
-    tenants = [f"tenant-{t:02d}" for t in range(int(pop.tenant.max()) + 1)]
-    rows = []
-    columns = zip(pop.tenant.tolist(), pop.logical.tolist(), pop.revision.tolist(), pop.kind.tolist(),
-                  pop.start.tolist(), pop.end.tolist(), pop.malformed.tolist(), groups, strict=True)
-    for tenant, logical, revision, kind, start, end, bad, grp in columns:
-        meta: dict[str, Any] = {
-            "tenant": tenants[tenant], "logical_id": f"doc-{logical:07d}", "revision": revision,
-            "status": STATUS.get(kind, "superseded"), "groups": grp, "valid_from": iso(as_of, start, dates),
-        }
-        if end != OPEN:
-            meta["valid_until"] = iso(as_of, end, dates)
-        if bad >= 0:
-            _malform(meta, MALFORMED_KINDS[bad])
-        rows.append(meta)
-    return rows
