@@ -14,6 +14,12 @@ of being a zero vector (which some engines reject).
 
 ``SvdSpace`` (TF-IDF then TruncatedSVD to a fixed dimension) is the dense variant
 for corpora too large for one dimension per term; its cosines approximate.
+
+Both are *fitted* on a list of texts and then *applied* to any texts
+(``transform``). ``documents()`` gives the fitted texts' own vectors, as the fit
+produced them; a large corpus is fitted on a seeded sample and every document is
+then embedded chunk by chunk with ``transform`` (``truth.prepare``), so that the
+sparse TF-IDF matrix and the SVD's working matrices exist for the sample only.
 """
 
 from __future__ import annotations
@@ -32,11 +38,17 @@ _TOKEN = re.compile(TOKEN_PATTERN)
 
 
 class Embedding(Protocol):
-    """Vectors for one fixture: documents once, queries on demand; rows are float32."""
+    """Vectors for one fixture: the fitted texts once, any other texts on demand; rows are float32."""
 
     dim: int
 
-    def documents(self) -> np.ndarray: ...
+    def documents(self) -> np.ndarray:
+        """The vectors of the texts the space was fitted on, in order."""
+        ...
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """Document vectors of other texts (a chunk of a corpus fitted on a sample)."""
+        ...
 
     def queries(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -65,6 +77,11 @@ class TfidfSpace:
     def documents(self) -> np.ndarray:
         return self._with_unseen(self._docs.toarray(), np.zeros(self._docs.shape[0]))
 
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """Documents outside the fitted texts: their words unseen in the fit are dropped (as the fit would)."""
+        weights = self._vectorizer.transform(list(texts)).toarray()
+        return self._with_unseen(weights, np.zeros(len(weights)))
+
     def unseen_weight(self, text: str) -> float:
         """Length of the part of the query the corpus has never seen (idf taken as 1)."""
         counts = Counter(t for t in _TOKEN.findall(text.lower()) if t not in self._vocabulary)
@@ -86,11 +103,18 @@ class SvdSpace:
         sparse = self._tfidf._docs
         n_components = max(1, min(dim, sparse.shape[1] - 1, sparse.shape[0] - 1))
         self._svd = TruncatedSVD(n_components=n_components, random_state=seed)
-        self._reduced = self._svd.fit_transform(sparse)
+        # Kept as float32 unit rows (what documents() returns), not the float64 U x Sigma: half the memory.
+        self._documents = unit_rows(self._svd.fit_transform(sparse)).astype(np.float32)
+        self._tfidf._docs = sparse[:0]  # the sample's sparse matrix is not needed after the fit
         self.dim = n_components
 
     def documents(self) -> np.ndarray:
-        return unit_rows(self._reduced).astype(np.float32)
+        return self._documents
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """X V^T: a fitted text's vector from ``transform`` differs slightly from its fit's U x Sigma."""
+        seen = self._tfidf._vectorizer.transform(list(texts))
+        return unit_rows(self._svd.transform(seen)).astype(np.float32)
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
         seen = self._tfidf._vectorizer.transform(list(texts))
