@@ -22,6 +22,7 @@ from typing import Any
 from filterproof.adapters.base import Adapter, Hit, records_of
 from filterproof.adapters.registry import Resolved, resolve
 from filterproof.adapters.spec import BackendSpec
+from filterproof.chunks import chunks
 from filterproof.errors import BackendUnavailable
 from filterproof.scoring import CaseRow, score_case
 from filterproof.strategies import TIE_MARGIN, CandidateDepth, Strategy, deepest, plan, ranked_search
@@ -33,7 +34,7 @@ DEFAULT_MIN_SCORE = 0.25
 DEFAULT_KS = (1, 3, 5, 10)
 
 Tick = Callable[[str, str, int], None]
-"""Progress callback: (backend label, phase, units done); phases "ingest", "queries", "latency"."""
+"""Progress callback: (backend label, phase, units done); phases "ingest", "build", "queries", "latency"."""
 
 
 def _no_tick(label: str, phase: str, done: int) -> None:
@@ -94,13 +95,15 @@ class BackendRun:
 
 
 def index(adapter: Adapter, prepared: Prepared, batch: int = 512, tick: Tick = _no_tick, label: str = "") -> None:
-    """Reset the adapter and upsert the fixture's documents with the shared vectors."""
-    docs = prepared.fixture.documents
+    """Reset the adapter and upsert the fixture's documents with the shared vectors, ``batch`` at a time.
+
+    The documents are read in chunks (``filterproof.chunks``) without their texts, and
+    each chunk's records are dropped once upserted: a generated corpus never exists
+    as documents all at once, here or anywhere (what the store keeps is its own affair).
+    """
     adapter.reset(prepared.dim)
-    for start in range(0, len(docs), batch):
-        chunk = docs[start:start + batch]
-        adapter.upsert(records_of([d.id for d in chunk], prepared.doc_vectors[start:start + batch],
-                                  [d.metadata for d in chunk]))
+    for chunk in chunks(prepared.fixture, batch, texts=False):
+        adapter.upsert(records_of(chunk.ids, prepared.doc_vectors[chunk.start:chunk.stop], chunk.metadata))
         tick(label, "ingest", len(chunk))
 
 
@@ -176,7 +179,9 @@ def _measured(adapter: TimedAdapter, prepared: Prepared, settings: Settings, run
     clock, timings = adapter.clock, run.timings
     start = time.perf_counter()
     index(adapter, prepared, settings.upsert_batch, tick, run.label)
+    tick(run.label, "build", 0)  # shown while it runs: an engine's index build reports no progress
     timings["build_s"] = adapter.build()
+    tick(run.label, "build", 1)
     timings["ingest_s"] = time.perf_counter() - start
     inside_ingest = clock.inside
     start = time.perf_counter()

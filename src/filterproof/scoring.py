@@ -27,12 +27,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
 from filterproof import metrics
 from filterproof.adapters.base import Hit
 from filterproof.strategies import TIE_DIGITS, Strategy
-from filterproof.truth import CaseTruth, Prepared, recall_vs_exact
+from filterproof.truth import CaseTruth, Prepared, recall_vs_exact, rescore
 
 DECISIONS = (metrics.CORRECT, metrics.WRONG_DOCUMENT, metrics.FALSE_ABSTENTION, metrics.CORRECT_ABSTENTION)
 RANKING_METRICS = ("recall", "arecall", "unusable", "precision", "ndcg")
@@ -87,16 +85,15 @@ class CaseRow:
 
 
 def _at_k(prepared: Prepared, truth: CaseTruth, query: int, hits: list[Hit], k: int, ceiling: int) -> AtK:
-    order, docs = prepared.fixture.order, prepared.fixture.documents
+    order = prepared.fixture.order
     rows = [order[h.id] for h in hits]
     ids = [h.id for h in hits]
-    exact = prepared.doc_vectors[rows] @ prepared.query_vectors[query] if rows else np.zeros(0)
     at = AtK(ids=ids, short=len(ids) < min(k, ceiling), empty=not ids and ceiling > 0,
              leaks=sum(1 for r in rows if not truth.mask[r]),
-             recall_exact=recall_vs_exact(rows, np.round(exact.astype(np.float64), TIE_DIGITS), truth, k))
+             recall_exact=recall_vs_exact(rows, rescore(prepared, query, rows), truth, k))
     if truth.case.relevant is not None:
         relevant = truth.case.relevant
-        allowed = {docs[r].id for r in rows if truth.mask[r]} | {docs[r].id for r in truth.authorized}
+        allowed = {i for i, r in zip(ids, rows, strict=True) if truth.mask[r]} | truth.authorized_ids
         at.recall = metrics.recall_at_k(ids, relevant, k)
         at.arecall = metrics.authorized_recall_at_k(ids, relevant, allowed, k)
         at.unusable = metrics.unusable_at_k(ids, allowed, k)

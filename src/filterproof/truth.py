@@ -1,12 +1,18 @@
 """Prepare a fixture: shared vectors, and for every case what is true whatever the backend.
 
 ``prepare`` is the first step of every run (``compare``, ``sweep``, the conformance
-suite): it embeds the fixture once (every backend indexes exactly these vectors),
-evaluates the policy for every case as a boolean column over the documents
-(``columns.PolicyColumns``, which the tests hold equal to the oracle in ``policy``),
-and computes the exact filtered ranking from the same float32 vectors, with ties
-broken by fixture order as ``strategies.ranked_search`` breaks them. Backends are
-judged against these truths, never against each other.
+suite): it fits the embedding (on every document, or on a seeded sample of a large
+corpus), embeds every document once (every backend indexes exactly these vectors),
+and computes every case's eligibility and exact filtered ranking in one pass over
+the documents in chunks (``groundtruth``), with ties broken by fixture order as
+``strategies.ranked_search`` breaks them. Backends are judged against these truths,
+never against each other.
+
+One path serves a loaded fixture (its chunks are slices of its list) and a generated
+corpus (its chunks are built from columns and dropped, ``scale.corpus``). What
+``Prepared`` holds for N documents and C cases: the float32 vectors (N x dim x 4
+bytes), one bit per document and case, and per case its top-K; never the texts, the
+metadata dicts or a TF-IDF matrix of the whole corpus.
 """
 
 from __future__ import annotations
@@ -18,22 +24,52 @@ from typing import Literal
 
 import numpy as np
 
-from filterproof.adapters.reference import top_k
-from filterproof.columns import PolicyColumns
+from filterproof.chunks import chunks, texts_of
 from filterproof.embedding import Embedding, SvdSpace, TfidfSpace
 from filterproof.fixtures import Case, Fixture
+from filterproof.groundtruth import Eligible, GroundTruth, exact_scores
 from filterproof.policy import PolicyFilter
 from filterproof.strategies import TIE_DIGITS
 
 EmbeddingKind = Literal["tfidf", "svd"]
 DEFAULT_SVD_DIM = 128
+DEFAULT_FIT_SAMPLE = 100_000
+"""Documents the embedding is fitted on (a seeded sample of larger corpora; 0: all of them).
+
+At 100k the fit holds ~0.7 GB at its peak (the randomized SVD's float64 working
+matrices, N x 138 each); at 1M it held ~5 GB. Fitted on a sample, every document is
+then embedded with the fitted vocabulary, idf and components (``transform``)."""
+CHUNK_BYTES = 32 << 20
+"""Size of one chunk's float64 vectors in the ground-truth pass: 32,768 rows of 128-d."""
 LEVEL_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 0.5)
 """Selectivity buckets for cases whose fixture does not say their level (measured share, nearest on a log scale)."""
 
+Progress = Callable[[str, int, int], None]
+"""(phase, units done since the last call, units in the phase): ``fit`` (1 unit), ``embed + truth`` (documents)."""
 
-def embed(fixture: Fixture, kind: EmbeddingKind = "tfidf", dim: int = DEFAULT_SVD_DIM, seed: int = 0) -> Embedding:
-    """Exact TF-IDF (one dimension per term: exact seed scores) or TF-IDF + TruncatedSVD (dense, ``dim``)."""
-    texts = [d.text for d in fixture.documents]
+
+def _no_progress(phase: str, done: int, total: int) -> None:
+    """No progress display."""
+
+
+def chunk_rows(dim: int) -> int:
+    """Rows per chunk for vectors of ``dim``: CHUNK_BYTES of float64, a multiple of 8 (the eligible bits' bytes)."""
+    return max(8, CHUNK_BYTES // (8 * max(dim, 1)) // 8 * 8)
+
+
+def fit_rows(n: int, sample: int, seed: int = 0) -> np.ndarray | None:
+    """The rows the embedding is fitted on, sorted: a seeded sample of ``sample`` rows; None for all rows."""
+    if sample <= 0 or n <= sample:
+        return None
+    return np.sort(np.random.default_rng(seed).choice(n, size=sample, replace=False))
+
+
+def embed(fixture: Fixture, kind: EmbeddingKind = "tfidf", dim: int = DEFAULT_SVD_DIM, seed: int = 0,
+          sample: int = 0) -> Embedding:
+    """Exact TF-IDF (one dimension per term: exact seed scores) or TF-IDF + TruncatedSVD (dense, ``dim``),
+    fitted on every document, or on a seeded sample of ``sample`` documents when there are more."""
+    rows = fit_rows(len(fixture.documents), sample, seed)
+    texts = texts_of(fixture, range(len(fixture.documents)) if rows is None else rows.tolist())
     return TfidfSpace(texts) if kind == "tfidf" else SvdSpace(texts, dim=dim, seed=seed)
 
 
@@ -43,13 +79,15 @@ class CaseTruth:
 
     case: Case
     filter: PolicyFilter
-    mask: np.ndarray
-    """Eligible rows (the policy's answer for this principal and date)."""
+    mask: Eligible
+    """Eligible rows (the policy's answer for this principal and date): ``mask[row]``, packed bits."""
     acceptable: list[str]
     """Ids a top-1 answer may be; empty: the case must abstain."""
     relevant: np.ndarray
     authorized: frozenset[int]
     """R_A: relevant rows the principal may use."""
+    authorized_ids: frozenset[str]
+    """R_A as ids."""
     exact: np.ndarray
     """The exact filtered ranking (rows, best first), as deep as the largest K."""
     exact_scores: np.ndarray
@@ -62,7 +100,7 @@ class CaseTruth:
 
     @property
     def eligible(self) -> int:
-        return int(self.mask.sum())
+        return self.mask.count
 
 
 @dataclass
@@ -76,6 +114,10 @@ class Prepared:
     truths: list[CaseTruth]
     embedding_kind: EmbeddingKind = "tfidf"
     timings: dict[str, float] = field(default_factory=dict)
+    malformed: dict[str, str] = field(default_factory=dict)
+    """Document id -> why it can never be eligible (``Fixture.malformed``), found by the same pass."""
+    fit_sample: int | None = None
+    """How many documents the embedding was fitted on, when a sample (None: all of them)."""
 
     @property
     def dim(self) -> int:
@@ -92,7 +134,7 @@ class Prepared:
     def eligible_ids(self, i: int) -> set[str]:
         """The policy's eligible set of case ``i`` as ids (for messages and congruence)."""
         docs = self.fixture.documents
-        return {docs[r].id for r in np.flatnonzero(self.truths[i].mask)}
+        return {docs[int(r)].id for r in self.truths[i].mask.rows()}
 
 
 def nearest_level(fraction: float, grid: Sequence[float] = LEVEL_GRID) -> float:
@@ -100,54 +142,72 @@ def nearest_level(fraction: float, grid: Sequence[float] = LEVEL_GRID) -> float:
     return min(grid, key=lambda g: abs(np.log10(max(fraction, 1e-9)) - np.log10(g)))
 
 
-def exact_ranking(scores: np.ndarray, mask: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """The exact filtered top ``depth``: positive scores only, ties (to TIE_DIGITS) by row order."""
-    rows = np.flatnonzero(mask & (scores > 0))
-    rounded = np.round(scores.astype(np.float64), TIE_DIGITS)
-    best = top_k(rounded, rows, depth)
-    return best, rounded[best]
-
-
 def prepare(fixture: Fixture, depth: int = 10, embedding: EmbeddingKind | Embedding = "tfidf",
             dim: int = DEFAULT_SVD_DIM, levels: Sequence[float] | None = None,
-            tick: Callable[[], None] | None = None) -> Prepared:
+            progress: Progress = _no_progress, fit_sample: int = DEFAULT_FIT_SAMPLE) -> Prepared:
     """Embed the fixture, compile every case's eligibility, and compute the exact filtered rankings.
 
     ``depth`` is how deep the exact rankings go (the largest K); ``levels`` gives each
-    case's requested selectivity (generated corpora), else it is measured.
+    case's requested selectivity (generated corpora), else it is measured. The
+    embedding is fitted on every document, or on a seeded sample of ``fit_sample``
+    documents when there are more (0: always every document); a given ``Embedding``
+    is used as it is, fitted on every document.
     """
     timings: dict[str, float] = {}
+    n = len(fixture.documents)
     start = time.perf_counter()
     kind: EmbeddingKind = embedding if isinstance(embedding, str) else "tfidf"
-    space = embed(fixture, embedding, dim) if isinstance(embedding, str) else embedding
-    docs = space.documents()
+    sample = fit_sample if isinstance(embedding, str) else 0
+    rows = fit_rows(n, sample)
+    space = embed(fixture, embedding, dim, sample=sample) if isinstance(embedding, str) else embedding
     queries = space.queries([c.query for c in fixture.cases])
-    timings["embed_s"] = time.perf_counter() - start
-    start = time.perf_counter()
-    columns = PolicyColumns([d.metadata for d in fixture.documents])
+    # Fitted on every document, the fit's own vectors are the documents' (as always); else embed chunk by chunk.
+    doc_vectors = space.documents() if rows is None else np.empty((n, space.dim), dtype=np.float32)
+    timings["fit_s"] = time.perf_counter() - start
+    progress("fit", 1, 1)
+    truth = GroundTruth(n, [fixture.policy_filter(c) for c in fixture.cases], queries, depth)
+    spent = {"read_s": 0.0, "embed_s": timings["fit_s"], "truth_s": 0.0}
+    clock = time.perf_counter()
+    for chunk in chunks(fixture, chunk_rows(space.dim), texts=rows is not None):
+        spent["read_s"] += time.perf_counter() - clock
+        clock = time.perf_counter()
+        if rows is not None:
+            assert chunk.texts is not None
+            doc_vectors[chunk.start:chunk.stop] = space.transform(chunk.texts)
+            spent["embed_s"] += time.perf_counter() - clock
+            clock = time.perf_counter()
+        truth.add(chunk.start, chunk.ids, doc_vectors[chunk.start:chunk.stop], chunk.metadata, fixture.active)
+        spent["truth_s"] += time.perf_counter() - clock
+        progress("embed + truth", len(chunk), n)
+        clock = time.perf_counter()
+    timings.update(spent)
+    truths = [case_truth(fixture, i, case, truth, levels) for i, case in enumerate(fixture.cases)]
+    return Prepared(fixture, space, doc_vectors, queries, truths, kind, timings, truth.malformed,
+                    None if rows is None else len(rows))
+
+
+def case_truth(fixture: Fixture, i: int, case: Case, truth: GroundTruth, levels: Sequence[float] | None) -> CaseTruth:
+    """Case ``i``'s truth, once the pass is complete: eligibility, answers, relevant and authorized rows."""
+    mask, exact, scores, available, positive = truth.case(i)
+    relevant = np.array([fixture.order[r] for r in case.relevant or ()], dtype=np.int64)
+    usable = mask[relevant] if len(relevant) else np.zeros(0, dtype=bool)
+    eligible = {doc_id for doc_id, ok in zip(case.relevant or (), usable.tolist(), strict=True) if ok}
     n = len(fixture.documents)
-    truths = []
-    for i, case in enumerate(fixture.cases):
-        flt = fixture.policy_filter(case)
-        mask = columns.mask(flt)
-        scores = docs @ queries[i]
-        exact, exact_scores = exact_ranking(scores, mask, depth)
-        relevant = np.array([fixture.order[r] for r in case.relevant or ()], dtype=np.int64)
-        eligible = {fixture.documents[r].id for r in relevant[mask[relevant]]} if case.relevant else set()
-        level = levels[i] if levels is not None else nearest_level(float(mask.sum()) / max(n, 1))
-        truths.append(CaseTruth(
-            case=case, filter=flt, mask=mask,
-            acceptable=fixture.acceptable(case, eligible),
-            relevant=relevant,
-            authorized=frozenset(relevant[mask[relevant]].tolist()) if len(relevant) else frozenset(),
-            exact=exact, exact_scores=exact_scores,
-            available=int(np.count_nonzero(mask & (scores > 0))), positive=int(np.count_nonzero(scores > 0)),
-            level=level,
-        ))
-        if tick is not None:
-            tick()
-    timings["truth_s"] = time.perf_counter() - start
-    return Prepared(fixture, space, docs, queries, truths, kind, timings)
+    return CaseTruth(
+        case=case, filter=truth.filters[i], mask=mask, acceptable=fixture.acceptable(case, eligible),
+        relevant=relevant, authorized=frozenset(relevant[usable].tolist()), authorized_ids=frozenset(eligible),
+        exact=exact, exact_scores=scores,
+        available=available, positive=positive,
+        level=levels[i] if levels is not None else nearest_level(mask.count / max(n, 1)),
+    )
+
+
+def rescore(prepared: Prepared, query: int, rows: Sequence[int]) -> np.ndarray:
+    """The exact scores of ``rows`` for case ``query``, computed as the ground truth computes them."""
+    if not len(rows):
+        return np.zeros(0)
+    vectors = prepared.doc_vectors[np.asarray(rows, dtype=np.int64)]
+    return exact_scores(vectors, prepared.query_vectors[query][None, :])[0]
 
 
 def recall_vs_exact(rows: Sequence[int], scores: np.ndarray, truth: CaseTruth, k: int) -> float | None:

@@ -29,6 +29,8 @@ from filterproof.cli.common import (
 )
 
 DEFAULT_SWEEP_BACKENDS = ["reference", "chroma", "qdrant-edge"]
+DEFAULT_FIT_SAMPLE = 100_000
+"""As ``truth.DEFAULT_FIT_SAMPLE`` (not imported: ``filterproof --help`` loads no numpy)."""
 SELECTIVITY_HELP = "Selectivities (fractions of the corpus a case's principal may use), comma separated."
 
 Docs = Annotated[int, typer.Option("--docs", "-n", help="Number of documents.")]
@@ -86,16 +88,26 @@ def generate_command(
 
 
 class Ticker:
-    """rich progress bars, one per (backend, phase), created when a phase first reports."""
+    """rich progress bars, one per (backend, phase), created when a phase first reports.
 
-    def __init__(self, progress: Any, totals: dict[str, int]) -> None:
+    A phase whose total is unknown (``build``: an engine's index build reports no
+    progress) shows a pulsing bar and its elapsed time instead of an ETA.
+    """
+
+    def __init__(self, progress: Any, totals: dict[str, int | None]) -> None:
         self.progress, self.totals, self.tasks = progress, totals, {}
 
     def __call__(self, label: str, phase: str, done: int) -> None:
-        key = (label, phase)
-        if key not in self.tasks:
-            self.tasks[key] = self.progress.add_task(f"{label}: {phase}", total=self.totals.get(phase))
-        self.progress.advance(self.tasks[key], done)
+        self.task(f"{label}: {phase}", self.totals.get(phase), done)
+
+    def task(self, name: str, total: int | None, done: int) -> None:
+        if name not in self.tasks:
+            self.tasks[name] = self.progress.add_task(name, total=total)
+        self.progress.advance(self.tasks[name], done)
+
+    def phase(self, phase: str, done: int, total: int) -> None:
+        """``truth.prepare``'s progress: (phase, units done, units in the phase)."""
+        self.task(phase, total, done)
 
 
 def sweep_command(
@@ -112,6 +124,9 @@ def sweep_command(
     dim: Annotated[int, typer.Option(min=2, max=4096, help="Dense dimension of the svd embedding.")] = 128,
     batch: Annotated[int, typer.Option(min=1, help="Queries per batched call.")] = 64,
     latency_samples: Annotated[int, typer.Option(min=0, help="Single-query timings per level and strategy.")] = 10,
+    fit_sample: Annotated[int, typer.Option(
+        min=0, help="Fit the embedding on a seeded sample of this many documents, then embed every document "
+                    "with it, chunk by chunk (0: fit on all documents).")] = DEFAULT_FIT_SAMPLE,
     min_score: Annotated[float | None, typer.Option(
         help="Top-1 threshold (default: the fixture's, else 0.25).")] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for report.json, report.html and the PNGs "
@@ -157,15 +172,16 @@ def sweep_command(
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TimeRemainingColumn())
     with Progress(*columns, console=errors, transient=False) as progress:
-        prepared, generated, timings = _prepared(fixture, gen, settings, embedding, dim, progress)
+        ticker = Ticker(progress, {})
+        prepared, generated, timings = _prepared(fixture, gen, settings, embedding, dim, fit_sample, ticker)
         n = len(prepared.truths)
-        totals = {"ingest": len(prepared.fixture.documents), "queries": 2 * n,
-                  "latency": len(prepared.levels) * (len(depths) + 2) * min(
-                      latency_samples, max(v["cases"] for v in fixture_info(prepared)["levels"].values()))}
+        ticker.totals = {"ingest": len(prepared.fixture.documents), "build": 1, "queries": 2 * n,
+                         "latency": len(prepared.levels) * (len(depths) + 2) * min(
+                             latency_samples, max(v["cases"] for v in fixture_info(prepared)["levels"].values()))}
         results = Results("sweep", settings_info(settings, [r.label for r in resolved], embedding,
                                                  prepared.dim))
         results.fixtures = [fixture_info(prepared, generated)]
-        run_all([prepared], resolved, settings, results, by_level=True, tick=Ticker(progress, totals))
+        run_all([prepared], resolved, settings, results, by_level=True, tick=ticker)
     for b in results.backends:
         if b["status"] == "unavailable":
             notice(f"skipped {b['label']}: {b['reason']}")
@@ -180,9 +196,9 @@ def sweep_command(
     raise typer.Exit(EXIT_OK if no_fail else status(results))
 
 
-def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: int,
-              progress: Any) -> tuple[Any, dict[str, Any] | None, dict[str, float]]:
-    """Load or generate the fixture, then embed it and compute the truths (with a progress bar)."""
+def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: int, fit_sample: int,
+              ticker: Ticker) -> tuple[Any, dict[str, Any] | None, dict[str, float]]:
+    """Load or generate the fixture, then embed it and compute the truths (with progress bars)."""
     from dataclasses import asdict
 
     from filterproof.fixtures import load_fixture
@@ -192,15 +208,20 @@ def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: i
     timings: dict[str, float] = {}
     start = time.perf_counter()
     with usage_errors():
-        corpus = generate(gen) if gen else None
+        if gen:
+            ticker.task("corpus (cases planted)", None, 0)
+            corpus = generate(gen, progress=lambda done, total: ticker.task("corpus (cases planted)", total, 1))
+        else:
+            corpus = None
         fixture = corpus.fixture if corpus else load_fixture(path)  # type: ignore[arg-type]
     timings["generate_s"] = time.perf_counter() - start
-    errors.print(f"corpus: {len(fixture.documents)} documents, {len(fixture.cases)} cases "
-                 f"({timings['generate_s']:.1f} s); embedding ({embedding}) ...")
-    task = progress.add_task("ground truth", total=len(fixture.cases))
+    n = len(fixture.documents)
+    sample = f"a sample of {fit_sample:,}" if 0 < fit_sample < n else "every document"
+    errors.print(f"corpus: {n} documents, {len(fixture.cases)} cases ({timings['generate_s']:.1f} s); "
+                 f"embedding ({embedding}) fitted on {sample} ...")
     with usage_errors():
         prepared = prepare(fixture, depth=settings.kmax, embedding=embedding, dim=dim,
-                           levels=corpus.levels if corpus else None, tick=lambda: progress.advance(task))
+                           levels=corpus.levels if corpus else None, progress=ticker.phase, fit_sample=fit_sample)
     return prepared, asdict(gen) if gen else None, timings
 
 

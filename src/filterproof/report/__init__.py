@@ -54,9 +54,10 @@ def fixture_info(prepared: Prepared, generator: dict[str, Any] | None = None) ->
         eligible = [t.eligible for t in prepared.truths if t.level == level]
         levels[f"{level:g}"] = {"cases": len(eligible), "measured": sum(eligible) / len(eligible) / n}
     return {"name": fx.name, "path": str(fx.path), "sha256": fx.sha256, "documents": len(fx.documents),
-            "cases": len(fx.cases), "malformed": fx.malformed(), "min_score": fx.min_score,
+            "cases": len(fx.cases), "malformed": prepared.malformed, "min_score": fx.min_score,
             "description": fx.description, "generator": generator, "levels": levels,
-            "embedding": prepared.embedding_kind, "dim": prepared.dim, "timings": prepared.timings}
+            "embedding": prepared.embedding_kind, "dim": prepared.dim, "fit_sample": prepared.fit_sample,
+            "timings": prepared.timings}
 
 
 def settings_info(settings: Settings, labels: list[str], embedding: str, dim: int | None) -> dict[str, Any]:
