@@ -18,7 +18,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("filterproof", "filterproof.errors"),
     ("filterproof.policy",),
     ("filterproof.columns", "filterproof.embedding", "filterproof.metrics", "filterproof.fixtures",
-     "filterproof.chunks", "filterproof.servers"),
+     "filterproof.vectors", "filterproof.chunks", "filterproof.servers"),
     ("filterproof.adapters",),
     ("filterproof.strategies", "filterproof.timing", "filterproof.scale"),
     ("filterproof.truth", "filterproof.groundtruth"),

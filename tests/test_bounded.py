@@ -25,6 +25,7 @@ from filterproof.groundtruth import Eligible, exact_scores
 from filterproof.scale.generator import GeneratorConfig, generate
 from filterproof.strategies import TIE_DIGITS
 from filterproof.truth import Prepared, prepare
+from filterproof.vectors import VectorFile
 
 SMALL = GeneratorConfig(documents=2000, seed=7, selectivities=(0.002, 0.02, 0.1, 0.3), cases_per_level=6)
 
@@ -38,6 +39,23 @@ def test_eligible_bits_index_like_the_mask(n: int) -> None:
     assert (bits[rows] == mask[rows]).all() and (bits.rows() == np.flatnonzero(mask)).all()
     with pytest.raises(IndexError):
         bits[n]
+
+
+def test_vector_file_reads_like_the_array(tmp_path: Path) -> None:
+    data = np.random.default_rng(0).standard_normal((1000, 12)).astype(np.float32)
+    stored = VectorFile(1000, 12, tmp_path)
+    for start in range(0, 1000, 300):
+        stored.append(start, data[start:start + 300])
+    with pytest.raises(ValueError, match="in order"):
+        stored.append(0, data[:1])
+    rows = np.array([999, 0, 17, 17])
+    assert stored.shape == data.shape and len(stored) == 1000 and stored.nbytes == data.nbytes
+    assert np.array_equal(stored[100:350], data[100:350]) and np.array_equal(stored[rows], data[rows])
+    assert np.array_equal(stored[-1], data[-1]) and np.array_equal(np.asarray(stored), data)
+    path = stored.path
+    assert path.is_file()
+    stored.close()
+    assert not path.exists()
 
 
 def brute_force(prepared: Prepared, depth: int) -> list[tuple[list[bool], list[int], list[float], int, int]]:
@@ -69,10 +87,13 @@ def test_streamed_truth_equals_the_whole_corpus_truth(monkeypatch: pytest.Monkey
         monkeypatch.setattr(truth_module, "chunk_rows", lambda dim, rows=rows: rows)
         runs.append(prepare(corpus.fixture, depth=10, embedding="svd", dim=32, levels=corpus.levels,
                             fit_sample=fit_sample))
+    runs.append(prepare(corpus.fixture, depth=10, embedding="svd", dim=32, levels=corpus.levels,
+                        fit_sample=fit_sample, vectors_on_disk=True))
+    assert isinstance(runs[-1].doc_vectors, VectorFile)
     assert runs[0].fit_sample == (500 if fit_sample else None)
-    expected = brute_force(runs[-1], 10)
+    expected = brute_force(runs[0], 10)
     for run in runs:
-        assert np.array_equal(run.doc_vectors, runs[-1].doc_vectors)
+        assert np.array_equal(np.asarray(run.doc_vectors), np.asarray(runs[-1].doc_vectors))
         assert streamed(run) == expected
         assert run.malformed == corpus.fixture.malformed() and len(set(run.malformed.values())) == 6
         for t in run.truths:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -30,6 +31,7 @@ from filterproof.fixtures import Case, Fixture
 from filterproof.groundtruth import Eligible, GroundTruth, exact_scores
 from filterproof.policy import PolicyFilter
 from filterproof.strategies import TIE_DIGITS
+from filterproof.vectors import VectorFile
 
 EmbeddingKind = Literal["tfidf", "svd"]
 DEFAULT_SVD_DIM = 128
@@ -45,7 +47,8 @@ LEVEL_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 0.5)
 """Selectivity buckets for cases whose fixture does not say their level (measured share, nearest on a log scale)."""
 
 Progress = Callable[[str, int, int], None]
-"""(phase, units done since the last call, units in the phase): ``fit`` (1 unit), ``embed + truth`` (documents)."""
+"""(phase, units done since the last call, units in the phase): ``embedding fit`` (one unit), then
+``embedding + ground truth`` (documents)."""
 
 
 def _no_progress(phase: str, done: int, total: int) -> None:
@@ -110,6 +113,7 @@ class Prepared:
     fixture: Fixture
     embedding: Embedding
     doc_vectors: np.ndarray
+    """Float32 rows, in memory or a ``vectors.VectorFile`` (read by slices and rows like an array)."""
     query_vectors: np.ndarray
     truths: list[CaseTruth]
     embedding_kind: EmbeddingKind = "tfidf"
@@ -144,14 +148,17 @@ def nearest_level(fraction: float, grid: Sequence[float] = LEVEL_GRID) -> float:
 
 def prepare(fixture: Fixture, depth: int = 10, embedding: EmbeddingKind | Embedding = "tfidf",
             dim: int = DEFAULT_SVD_DIM, levels: Sequence[float] | None = None,
-            progress: Progress = _no_progress, fit_sample: int = DEFAULT_FIT_SAMPLE) -> Prepared:
+            progress: Progress = _no_progress, fit_sample: int = DEFAULT_FIT_SAMPLE,
+            vectors_on_disk: bool = False, vectors_dir: str | Path | None = None) -> Prepared:
     """Embed the fixture, compile every case's eligibility, and compute the exact filtered rankings.
 
     ``depth`` is how deep the exact rankings go (the largest K); ``levels`` gives each
     case's requested selectivity (generated corpora), else it is measured. The
     embedding is fitted on every document, or on a seeded sample of ``fit_sample``
     documents when there are more (0: always every document); a given ``Embedding``
-    is used as it is, fitted on every document.
+    is used as it is, fitted on every document. ``vectors_on_disk``: the documents'
+    vectors go to a temporary file (``vectors.VectorFile``, in ``vectors_dir``)
+    instead of memory.
     """
     timings: dict[str, float] = {}
     n = len(fixture.documents)
@@ -162,27 +169,38 @@ def prepare(fixture: Fixture, depth: int = 10, embedding: EmbeddingKind | Embedd
     space = embed(fixture, embedding, dim, sample=sample) if isinstance(embedding, str) else embedding
     queries = space.queries([c.query for c in fixture.cases])
     # Fitted on every document, the fit's own vectors are the documents' (as always); else embed chunk by chunk.
-    doc_vectors = space.documents() if rows is None else np.empty((n, space.dim), dtype=np.float32)
+    fitted = space.documents() if rows is None else None
+    doc_vectors: np.ndarray | VectorFile
+    if vectors_on_disk:
+        doc_vectors = VectorFile(n, space.dim, vectors_dir)
+    else:
+        doc_vectors = fitted if fitted is not None else np.empty((n, space.dim), dtype=np.float32)
     timings["fit_s"] = time.perf_counter() - start
-    progress("fit", 1, 1)
+    progress("embedding fit", 1, 1)
     truth = GroundTruth(n, [fixture.policy_filter(c) for c in fixture.cases], queries, depth)
     spent = {"read_s": 0.0, "embed_s": timings["fit_s"], "truth_s": 0.0}
     clock = time.perf_counter()
-    for chunk in chunks(fixture, chunk_rows(space.dim), texts=rows is not None):
+    for chunk in chunks(fixture, chunk_rows(space.dim), texts=fitted is None):
         spent["read_s"] += time.perf_counter() - clock
         clock = time.perf_counter()
-        if rows is not None:
+        if fitted is None:
             assert chunk.texts is not None
-            doc_vectors[chunk.start:chunk.stop] = space.transform(chunk.texts)
+            vectors = space.transform(chunk.texts)
             spent["embed_s"] += time.perf_counter() - clock
             clock = time.perf_counter()
-        truth.add(chunk.start, chunk.ids, doc_vectors[chunk.start:chunk.stop], chunk.metadata, fixture.active)
+        else:
+            vectors = fitted[chunk.start:chunk.stop]
+        if isinstance(doc_vectors, VectorFile):
+            doc_vectors.append(chunk.start, vectors)
+        elif fitted is None:
+            doc_vectors[chunk.start:chunk.stop] = vectors
+        truth.add(chunk.start, chunk.ids, vectors, chunk.metadata, fixture.active)
         spent["truth_s"] += time.perf_counter() - clock
-        progress("embed + truth", len(chunk), n)
+        progress("embedding + ground truth", len(chunk), n)
         clock = time.perf_counter()
     timings.update(spent)
     truths = [case_truth(fixture, i, case, truth, levels) for i, case in enumerate(fixture.cases)]
-    return Prepared(fixture, space, doc_vectors, queries, truths, kind, timings, truth.malformed,
+    return Prepared(fixture, space, doc_vectors, queries, truths, kind, timings, truth.malformed,  # type: ignore[arg-type]
                     None if rows is None else len(rows))
 
 

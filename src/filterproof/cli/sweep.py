@@ -127,6 +127,10 @@ def sweep_command(
     fit_sample: Annotated[int, typer.Option(
         min=0, help="Fit the embedding on a seeded sample of this many documents, then embed every document "
                     "with it, chunk by chunk (0: fit on all documents).")] = DEFAULT_FIT_SAMPLE,
+    vectors: Annotated[Literal["disk", "memory"], typer.Option(
+        help="Keep the documents' vectors in a temporary file (read back a chunk at a time) or in memory.")] = "disk",
+    vectors_dir: Annotated[Path | None, typer.Option(
+        help="Directory for that file (default: the system's temporary directory).")] = None,
     min_score: Annotated[float | None, typer.Option(
         help="Top-1 threshold (default: the fixture's, else 0.25).")] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for report.json, report.html and the PNGs "
@@ -161,6 +165,8 @@ def sweep_command(
     out = out or Path("sweep")
     if out.exists() and not out.is_dir():
         raise fail(f"--out {out}: exists and is not a directory")
+    if vectors_dir is not None and not vectors_dir.is_dir():
+        raise fail(f"--vectors-dir {vectors_dir}: not a directory")
     with usage_errors():
         depths = tuple(CandidateDepth.parse(p) for p in candidates.split(",") if p.strip())
         settings = Settings(ks=positive_ints(k, "--k"), depths=depths, min_score=finite(min_score, "--min-score"),
@@ -173,7 +179,8 @@ def sweep_command(
                TimeRemainingColumn())
     with Progress(*columns, console=errors, transient=False) as progress:
         ticker = Ticker(progress, {})
-        prepared, generated, timings = _prepared(fixture, gen, settings, embedding, dim, fit_sample, ticker)
+        on_disk = (vectors == "disk", vectors_dir)
+        prepared, generated, timings = _prepared(fixture, gen, settings, embedding, dim, fit_sample, on_disk, ticker)
         n = len(prepared.truths)
         ticker.totals = {"ingest": len(prepared.fixture.documents), "build": 1, "queries": 2 * n,
                          "latency": len(prepared.levels) * (len(depths) + 2) * min(
@@ -197,7 +204,7 @@ def sweep_command(
 
 
 def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: int, fit_sample: int,
-              ticker: Ticker) -> tuple[Any, dict[str, Any] | None, dict[str, float]]:
+              on_disk: tuple[bool, Path | None], ticker: Ticker) -> tuple[Any, dict[str, Any] | None, dict[str, float]]:
     """Load or generate the fixture, then embed it and compute the truths (with progress bars)."""
     from dataclasses import asdict
 
@@ -221,7 +228,8 @@ def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: i
                  f"embedding ({embedding}) fitted on {sample} ...")
     with usage_errors():
         prepared = prepare(fixture, depth=settings.kmax, embedding=embedding, dim=dim,
-                           levels=corpus.levels if corpus else None, progress=ticker.phase, fit_sample=fit_sample)
+                           levels=corpus.levels if corpus else None, progress=ticker.phase, fit_sample=fit_sample,
+                           vectors_on_disk=on_disk[0], vectors_dir=on_disk[1])
     return prepared, asdict(gen) if gen else None, timings
 
 
