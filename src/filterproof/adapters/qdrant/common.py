@@ -94,10 +94,11 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         if k <= 0:
             return [[] for _ in wheres]
         rows = [self._vector(v, "query") for v in vectors]
-        filters = [None if w is None else self._compiler.native(w) for w in wheres]
         results: list[list[Hit]] = []
         for part in self._batches(wheres):
-            for hits in self._query(rows[part], k, filters[part]):
+            # Compiled per call, not for the whole batch at once: a long filter is large once native.
+            filters = [None if w is None else self._compiler.native(w) for w in wheres[part]]
+            for hits in self._query(rows[part], k, filters):
                 results.append([Hit(payload[ID], float(score)) for payload, score in hits])
         return results
 

@@ -33,6 +33,8 @@ from filterproof.adapters.qdrant.options import QdrantEdgeOptions
 from filterproof.adapters.qdrant.payload import ID, INDEXES, IndexKind
 
 RECALL_TOLERANCE = 0.01
+EDGE_KEYS_PER_CALL = 1_000_000
+"""Revision keys per batched call: its native filters exist together (~95 bytes a key, ~95 MB)."""
 
 
 class EdgeFamily:
@@ -70,6 +72,7 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
     name = "qdrant-edge"
     Options = QdrantEdgeOptions
     options: QdrantEdgeOptions
+    max_keys_per_call = EDGE_KEYS_PER_CALL
 
     def __init__(self, options: QdrantEdgeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options, EdgeFamily())
