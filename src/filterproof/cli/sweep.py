@@ -131,9 +131,6 @@ def sweep_command(
         help="Keep the documents' vectors in a temporary file (read back a chunk at a time) or in memory.")] = "disk",
     vectors_dir: Annotated[Path | None, typer.Option(
         help="Directory for that file (default: the system's temporary directory).")] = None,
-    build_every: Annotated[int | None, typer.Option(
-        min=1, help="Let each store build its index every N documents during the ingest, as a server's "
-                    "background optimizer would (default: once, after the ingest).")] = None,
     min_score: Annotated[float | None, typer.Option(
         help="Top-1 threshold (default: the fixture's, else 0.25).")] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for report.json, report.html and the PNGs "
@@ -173,7 +170,7 @@ def sweep_command(
     with usage_errors():
         depths = tuple(CandidateDepth.parse(p) for p in candidates.split(",") if p.strip())
         settings = Settings(ks=positive_ints(k, "--k"), depths=depths, min_score=finite(min_score, "--min-score"),
-                            batch=batch, upsert_batch=2048, latency_samples=latency_samples, build_every=build_every)
+                            batch=batch, upsert_batch=2048, latency_samples=latency_samples)
         resolved = [resolve(spec) for spec in parse_specs(backend or DEFAULT_SWEEP_BACKENDS)]
     gen = None if fixture else generator_config(docs, seed, selectivity, cases_per_level, tenants, tenant_skew,
                                                 malformed)

@@ -63,7 +63,7 @@ def fixture_info(prepared: Prepared, generator: dict[str, Any] | None = None) ->
 def settings_info(settings: Settings, labels: list[str], embedding: str, dim: int | None) -> dict[str, Any]:
     return {"ks": list(settings.ks), "candidates": [str(d) for d in settings.depths], "min_score": settings.min_score,
             "embedding": embedding, "dim": dim, "batch": settings.batch, "latency_samples": settings.latency_samples,
-            "build_every": settings.build_every, "backends": labels}
+            "backends": labels}
 
 
 @dataclass
