@@ -50,9 +50,25 @@ def parse_date(value: object) -> date | None:
         return None
 
 
+REVISION_RANGE = (-(2**63), 2**63 - 1)
+"""Revisions every store can hold (a signed 64-bit integer); beyond it a revision is malformed."""
+
+
 def is_revision(value: object) -> bool:
-    """Revisions are integers; ``True`` and ``1.0`` are not (Python says they equal 1)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+    """Revisions are integers a store can hold; ``True`` and ``1.0`` are not (Python says they equal 1)."""
+    return (isinstance(value, int) and not isinstance(value, bool)
+            and REVISION_RANGE[0] <= value <= REVISION_RANGE[1])
+
+
+def is_text(value: object) -> bool:
+    """A string every store can hold: encodable as UTF-8 (JSON may carry lone surrogates like ``\\ud800``)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -130,6 +146,8 @@ def bad_identity(meta: Mapping[str, Any]) -> str | None:
     for name in ("tenant", "logical_id", "status"):
         if not isinstance(meta[name], str):
             return f"{name} is not a string"
+        if not is_text(meta[name]):
+            return f"{name} is not valid text (a lone surrogate)"
     if "/" in meta["tenant"]:
         # tenant/logical_id keys the active map; a slash would make keys ambiguous.
         return "tenant contains '/'"
@@ -144,11 +162,16 @@ def bad_groups(meta: Mapping[str, Any]) -> str | None:
         return "groups is empty"
     if not all(isinstance(g, str) for g in groups):
         return "groups has a non-string"
+    if not all(is_text(g) for g in groups):
+        return "groups has a string that is not valid text (a lone surrogate)"
     return None
 
 
 def bad_revision(meta: Mapping[str, Any]) -> str | None:
-    return None if is_revision(meta["revision"]) else "revision is not an integer"
+    revision = meta["revision"]
+    if isinstance(revision, int) and not isinstance(revision, bool) and not is_revision(revision):
+        return "revision is outside the signed 64-bit range"
+    return None if is_revision(revision) else "revision is not an integer"
 
 
 def bad_dates(meta: Mapping[str, Any]) -> str | None:

@@ -22,7 +22,7 @@ from typing import Any
 from filterproof.adapters.base import Adapter, Hit, records_of
 from filterproof.adapters.registry import Resolved, resolve
 from filterproof.adapters.spec import BackendSpec
-from filterproof.errors import BackendUnavailable
+from filterproof.errors import BackendUnavailable, UsageError
 from filterproof.scoring import CaseRow, score_case
 from filterproof.strategies import TIE_MARGIN, CandidateDepth, Strategy, deepest, plan, ranked_search
 from filterproof.timing import Clock, TimedAdapter, overhead, percentile
@@ -211,7 +211,7 @@ def run_backend(prepared: Prepared, backend: Resolved | BackendSpec | str, setti
     wall = time.perf_counter()
     try:
         adapter = TimedAdapter(resolved.open(), clock)
-    except BackendUnavailable as error:
+    except (BackendUnavailable, UsageError) as error:  # cannot run here, now (not installed, a path in use)
         run.status, run.reason = "unavailable", str(error)
         return run
     except Exception as error:  # a store that cannot even start is a finding about that store, not a crash

@@ -31,8 +31,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import sqlite3
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -44,6 +47,7 @@ from chromadb.errors import NotFoundError
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
 from filterproof.adapters.chroma.where import Where, active_keys, compile_partitions, stored_metadata
+from filterproof.adapters.paths import PathLock
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.servers.chroma import ChromaServer
 from filterproof.servers.chroma_container import ChromaService
@@ -71,6 +75,34 @@ def collection_name(named: str | None, fixed: bool) -> str:
 
 def client_settings() -> ChromaSettings:
     return ChromaSettings(anonymized_telemetry=False)
+
+
+def remove_orphan_segments(path: Path) -> list[str]:
+    """Delete the segment directories of collections Chroma has dropped (it leaves them on disk).
+
+    A persistent Chroma keeps each HNSW segment in ``PATH/<segment uuid>/``; ``delete_collection``
+    removes the rows of its sysdb (``chroma.sqlite3``, table ``segments``) but not the directory,
+    so every rerun on one path would add one. Directories named by a UUID that no segment row
+    names any more are removed; everything else is left alone.
+    """
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path / 'chroma.sqlite3'}?mode=ro", uri=True)) as db:
+            live = {row[0] for row in db.execute("SELECT id FROM segments")}
+    except sqlite3.Error:  # not the layout we know: touch nothing
+        return []
+    removed = []
+    for entry in path.iterdir():
+        if entry.is_dir() and entry.name not in live and _is_uuid(entry.name):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry.name)
+    return removed
+
+
+def _is_uuid(name: str) -> bool:
+    try:
+        return str(uuid.UUID(name)) == name
+    except ValueError:
+        return False
 
 
 def latest(records: Sequence[Record]) -> list[Record]:
@@ -198,6 +230,7 @@ class ChromaAdapter(_ChromaStore):
     def __init__(self, options: ChromaOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         path = self.options.path
+        self._lock = PathLock(path, self.name) if path else None
         if path:
             client = chromadb.PersistentClient(path=path, settings=client_settings())
             self.capabilities = Capabilities(native_filter=True, exact=False, persistent=True, lifecycle=True,
@@ -206,6 +239,18 @@ class ChromaAdapter(_ChromaStore):
             client = chromadb.EphemeralClient(settings=client_settings())
         # Ephemeral clients of one process share one in-memory system: a fresh name per adapter.
         self._attach(client, collection_name(self.options.collection, fixed=bool(path)), drop_on_close=not path)
+
+    def reset(self, dim: int) -> None:
+        super().reset(dim)
+        if self.options.path:
+            remove_orphan_segments(Path(self.options.path))
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
 
 
 def http_client(url: str) -> Any:

@@ -39,11 +39,11 @@ policy's, and the adapter merges their top-k (see ``ChromaAdapter``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
+from filterproof.adapters.raw import raw_json
 from filterproof.policy import (
     ACTIVE_STATUS,
     ActiveRevisions,
@@ -91,7 +91,7 @@ def stored_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
     """
     problem = structural_problem(meta)
     stored: dict[str, Any] = dict.fromkeys(STORED_FIELDS)
-    stored[RAW] = json.dumps(dict(meta), ensure_ascii=False, sort_keys=True, default=repr)
+    stored[RAW] = raw_json(meta)
     if problem:
         stored[PROBLEM] = problem
         return stored

@@ -27,6 +27,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from filterproof.adapters.base import Capabilities
+from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServerOptions
 from filterproof.adapters.qdrant.payload import ID, INDEXES, IndexKind
@@ -129,8 +130,16 @@ class QdrantLocalAdapter(_ClientAdapter):
     def __init__(self, options: QdrantLocalOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options, ModelsFamily())
         path = self.options.path
+        self._lock = PathLock(path, self.name) if path else None
         client = QdrantClient(path=path) if path else QdrantClient(":memory:")
         self._attach(client, COLLECTION, indexed=False, params=None, drop_on_close=False)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
 
 
 class QdrantServerAdapter(_ClientAdapter):

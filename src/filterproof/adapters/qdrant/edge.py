@@ -28,6 +28,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from filterproof.adapters.base import Capabilities
+from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantEdgeOptions
 from filterproof.adapters.qdrant.payload import ID, INDEXES, IndexKind
@@ -85,8 +86,10 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
             native_filter=True, exact=opts.exact, persistent=False, lifecycle=True,
             recall_tolerance=0.0 if opts.exact else RECALL_TOLERANCE,
         )
+        self._lock: PathLock | None = None
         if opts.path:
             self._root = Path(opts.path)
+            self._lock = PathLock(self._root, self.name)
             self._cleanup: weakref.finalize[Any, Any] | None = None
         else:  # removed by close(), or when the adapter is collected, or at exit: never left behind
             self._root = Path(tempfile.mkdtemp(prefix="filterproof-edge-"))
@@ -150,6 +153,10 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
             self._shard = None
 
     def close(self) -> None:
-        self._close_shard()
-        if self._cleanup is not None:
-            self._cleanup()
+        try:
+            self._close_shard()
+        finally:
+            if self._cleanup is not None:
+                self._cleanup()
+            if self._lock is not None:
+                self._lock.release()

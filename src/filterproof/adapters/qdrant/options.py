@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
 
 from filterproof.adapters.options import AdapterOptions
+from filterproof.adapters.paths import check_directory
+
+DirectoryPath = Annotated[str | None, AfterValidator(check_directory)]
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCT = 100
@@ -17,7 +22,7 @@ SERVER_TIMEOUT = 60
 class QdrantEdgeOptions(AdapterOptions):
     """``qdrant-edge``: the Qdrant engine in process."""
 
-    path: str | None = Field(None, description="store the shard in PATH/edge-shard; default: a temporary directory")
+    path: DirectoryPath = Field(None, description="store the shard in PATH/edge-shard; default: a temporary directory")
     exact: bool = Field(False, description="brute-force search instead of HNSW")
     hnsw_ef: int = Field(HNSW_EF, ge=1, description="HNSW search beam")
     acorn: bool = Field(False, description="ACORN filtered graph search")
@@ -32,7 +37,7 @@ class QdrantEdgeOptions(AdapterOptions):
 class QdrantLocalOptions(AdapterOptions):
     """``qdrant-local``: qdrant-client's local mode (exact, pure Python)."""
 
-    path: str | None = Field(None, description="store here; default: in memory")
+    path: DirectoryPath = Field(None, description="store here; default: in memory")
 
 
 class QdrantServerOptions(AdapterOptions):

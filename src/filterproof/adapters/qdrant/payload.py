@@ -22,7 +22,8 @@ revision          integer                                 integer (not filtered 
 valid_from        ``YYYY-MM-DDT00:00:00Z``                datetime
 valid_until       the same, or absent when open-ended     datetime
 logical_id        logical_id                              none
-raw               the metadata as given (every document)  none, never filtered on
+raw               the metadata as given, as JSON text     none, never filtered on
+                  (``adapters.raw``; every document)
 ================= ======================================= ============================
 
 A malformed document keeps only ``fp_id``, ``fp_form: "malformed"``, ``fp_problem``
@@ -44,6 +45,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any, Literal
 
+from filterproof.adapters.raw import raw_json
 from filterproof.policy import parse_date, structural_problem
 
 ID, FORM, PROBLEM, RAW = "fp_id", "fp_form", "fp_problem", "raw"
@@ -79,7 +81,7 @@ def revision_key(tenant: str, logical_id: str, revision: int) -> str:
 
 def stored_payload(doc_id: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """The payload for one document (see the module docstring); raises nothing, whatever the metadata."""
-    payload: dict[str, Any] = {ID: doc_id, RAW: dict(metadata)}
+    payload: dict[str, Any] = {ID: doc_id, RAW: raw_json(metadata)}
     problem = structural_problem(metadata)
     if problem:
         return {**payload, FORM: MALFORMED, PROBLEM: problem}
