@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from filterproof.adapters.base import Adapter, Hit, records_of
+from filterproof.adapters.base import Adapter, Hit, records_of, sync_active
 from filterproof.adapters.registry import Resolved, resolve
 from filterproof.adapters.spec import BackendSpec
 from filterproof.errors import BackendUnavailable, UsageError
@@ -97,6 +97,7 @@ def index(adapter: Adapter, prepared: Prepared, batch: int = 512, tick: Tick = _
     """Reset the adapter and upsert the fixture's documents with the shared vectors."""
     docs = prepared.fixture.documents
     adapter.reset(prepared.dim)
+    sync_active(adapter, prepared.fixture.active)  # before the upserts: a revision=flag store writes flags from it
     for start in range(0, len(docs), batch):
         chunk = docs[start:start + batch]
         adapter.upsert(records_of([d.id for d in chunk], prepared.doc_vectors[start:start + batch],

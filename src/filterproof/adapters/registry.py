@@ -40,8 +40,8 @@ class Builtin:
 
 _ADAPTERS = "filterproof.adapters"
 BUILTIN: dict[str, Builtin] = {
-    "reference": Builtin(f"{_ADAPTERS}.reference:ReferenceAdapter", None, None,
-                         "exact in-memory cosine search; the oracle"),
+    "reference": Builtin(f"{_ADAPTERS}.reference:ReferenceAdapter", f"{_ADAPTERS}.reference:ReferenceOptions",
+                         None, "exact in-memory cosine search; the oracle"),
     "chroma": Builtin(f"{_ADAPTERS}.chroma:ChromaAdapter", f"{_ADAPTERS}.chroma.options:ChromaOptions", "chroma",
                       "Chroma in process"),
     "chroma-server": Builtin(f"{_ADAPTERS}.chroma:ChromaServerAdapter",
