@@ -126,3 +126,11 @@ def test_revocation_between_queries_changes_output(lab_prepared: Prepared) -> No
     fixture = lab_prepared.fixture
     [hits] = ranked_search(adapter, lab_prepared.query_vectors[:1], 5, lab_prepared.filters[:1], fixture.order)
     assert hits == []
+
+
+def test_the_changes_between_two_active_maps() -> None:
+    """What a revision=flag store must rewrite: added, removed and moved entries, nothing else."""
+    old = ActiveRevisions.of({("a", "x"): 1, ("a", "y"): 2, ("b", "x"): 1})
+    new = ActiveRevisions.of({("a", "x"): 1, ("a", "y"): 3, ("c", "z"): 1})
+    assert old.changed(new) == [("a", "y"), ("b", "x"), ("c", "z")]
+    assert old.changed(old) == [] and old.changed(ActiveRevisions.of(dict(old))) == []

@@ -108,6 +108,15 @@ class ActiveRevisions(Mapping[tuple[str, str], int]):
     def replace(self, tenant: str, logical_id: str, revision: int) -> ActiveRevisions:
         return ActiveRevisions.of({**self._index, (tenant, logical_id): revision})
 
+    def changed(self, new: Mapping[tuple[str, str], int]) -> list[tuple[str, str]]:
+        """The tenant/logical_ids whose active revision differs in ``new`` (added, removed or moved), sorted.
+
+        What a store that flags the current revision must rewrite when the map changes.
+        """
+        if new is self:
+            return []
+        return sorted(pair for pair in set(self._index) | set(new) if self._index.get(pair) != new.get(pair))
+
     def to_json(self) -> dict[str, int]:
         return {f"{tenant}/{logical}": rev for (tenant, logical), rev in self.entries}
 

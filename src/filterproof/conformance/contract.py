@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from filterproof.adapters.base import Adapter, Record, search_many
+from filterproof.adapters.base import Adapter, Record, search_many, sync_active
 from filterproof.conformance import scenarios as sc
 from filterproof.policy import PolicyFilter
 
@@ -24,9 +24,11 @@ def three(adapter: Adapter) -> PolicyFilter:
     docs = {"a1": sc.meta(logical_id="a"), "b1": sc.meta(logical_id="b"),
             "c1": sc.meta(logical_id="c", valid_until="2026-06-01")}
     adapter.reset(3)
+    active = sc.active_for(docs)
+    sync_active(adapter, active)
     adapter.upsert([Record(i, v, docs[i]) for i, v in zip(docs, (vec(1, 0, 0), vec(0, 1, 0), vec(0, 0, 1)),
                                                           strict=True)])
-    return PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs))
+    return PolicyFilter(sc.principal(), sc.AS_OF, active)
 
 
 class ContractChecks:

@@ -46,7 +46,19 @@ from chromadb.errors import NotFoundError
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
-from filterproof.adapters.chroma.where import Where, active_keys, compile_partitions, stored_metadata
+from filterproof.adapters.chroma.where import (
+    CURRENT,
+    KEY,
+    KEYS_PER_FILTER,
+    LID,
+    Where,
+    active_keys,
+    compile_partitions,
+    compile_where,
+    logical_key,
+    revision_key,
+    stored_metadata,
+)
 from filterproof.adapters.paths import PathLock
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.servers.chroma import ChromaServer
@@ -147,7 +159,7 @@ class _ChromaStore(AdapterBase):
     def upsert(self, records: Sequence[Record]) -> None:
         for chunk in batched(latest(records), self._batch):
             self._open().upsert(ids=[r.id for r in chunk], embeddings=np.stack([self._vector(r) for r in chunk]),
-                                metadatas=[stored_metadata(r.metadata) for r in chunk])
+                                metadatas=[stored_metadata(r.metadata, self._flag_map) for r in chunk])
             self._count = None
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -157,7 +169,37 @@ class _ChromaStore(AdapterBase):
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Replace the metadata as a whole (absent fields sent as None, i.e. deleted); unknown ids are ignored."""
-        self._open().update(ids=[id], metadatas=[stored_metadata(metadata)])
+        self._open().update(ids=[id], metadatas=[stored_metadata(metadata, self._flag_map)])
+
+    @property
+    def _flag(self) -> bool:
+        return self.options.revision == "flag"
+
+    @property
+    def _flag_map(self) -> ActiveRevisions | None:
+        return self.active if self._flag else None
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
+
+        Chroma's update merges metadata, so only the flag is sent. Every revision of a
+        changed document loses its flag first, then the new active one gets it: an
+        interruption between the two leaves documents excluded, never admitted.
+        """
+        if self._flag and self._collection is not None:
+            changed = self.active.changed(active)
+            for start in range(0, len(changed), KEYS_PER_FILTER):
+                part = changed[start:start + KEYS_PER_FILTER]
+                self._flag_where({LID: {"$in": [logical_key(*p) for p in part]}}, "no")
+                keys = [revision_key(t, lid, active[(t, lid)]) for t, lid in part if (t, lid) in active]
+                if keys:
+                    self._flag_where({KEY: {"$in": keys}}, "yes")
+        self.active = active
+
+    def _flag_where(self, where: Where, value: str) -> None:
+        ids = self._open().get(where=where, include=[])["ids"]
+        for chunk in batched(ids, self._batch):
+            self._open().update(ids=list(chunk), metadatas=[{CURRENT: value}] * len(chunk))
 
     # -- reads ----------------------------------------------------------------------
 
@@ -173,6 +215,8 @@ class _ChromaStore(AdapterBase):
 
     def compile(self, where: PolicyFilter) -> list[Where]:
         """The native filters (usually one), with the active keys cached per map object and tenant."""
+        if self._flag:
+            return [compile_where(where, flag=True)]
         if self._keys is None or self._keys[0] is not where.active:
             self._keys = (where.active, {})
         by_tenant = self._keys[1]

@@ -59,7 +59,9 @@ Where = dict[str, Any]
 TENANT, STATUS, KEY, GROUPS = "fp_tenant", "fp_status", "fp_key", "fp_groups"
 VALID_FROM, VALID_UNTIL = "fp_from", "fp_until"
 RAW, PROBLEM = "fp_raw", "fp_problem"
-POLICY_FIELDS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL)
+CURRENT, LID = "fp_current", "fp_lid"
+"""``revision=flag`` only: ``"yes"``/``"no"``, and ``tenant/logical_id`` (by which the flags are rewritten)."""
+POLICY_FIELDS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, CURRENT, LID)
 STORED_FIELDS = (*POLICY_FIELDS, RAW, PROBLEM)
 
 OPEN_UNTIL = 99_999_999
@@ -83,11 +85,12 @@ def revision_key(tenant: str, logical_id: str, revision: int) -> str:
 # -- stored metadata ------------------------------------------------------------
 
 
-def stored_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
+def stored_metadata(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | None = None) -> dict[str, Any]:
     """The Chroma metadata for a fixture document: every stored field, None where absent.
 
     Chroma's upsert and update *merge* metadata, and None deletes a key; giving every
     field (None for the ones this document must not have) replaces it as a whole.
+    ``active`` (``revision=flag`` only) adds the current-revision flag under that map.
     """
     problem = structural_problem(meta)
     stored: dict[str, Any] = dict.fromkeys(STORED_FIELDS)
@@ -104,7 +107,16 @@ def stored_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
         VALID_FROM: date_int(parse_date(meta["valid_from"])),  # type: ignore[arg-type]
         VALID_UNTIL: OPEN_UNTIL if until is None else date_int(parse_date(until)),  # type: ignore[arg-type]
     })
+    if active is not None:
+        pair = (meta["tenant"], meta["logical_id"])
+        stored[LID] = logical_key(*pair)
+        stored[CURRENT] = "yes" if active.get(pair) == meta["revision"] else "no"
     return stored
+
+
+def logical_key(tenant: str, logical_id: str) -> str:
+    """``tenant/logical_id``: unambiguous, since a well-formed tenant holds no ``/``."""
+    return f"{tenant}/{logical_id}"
 
 
 # -- combinators ----------------------------------------------------------------
@@ -181,20 +193,26 @@ def valid_until_clause(as_of: date) -> Where:
     return {VALID_UNTIL: {"$gt": date_int(as_of)}}
 
 
-def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None) -> Where:
-    """The native Chroma filter for ``where``; ``keys`` may pass a cached ``active_keys``."""
+def flag_clause() -> Where:
+    """``revision=flag``: the document is flagged current (by ``set_active_revisions``)."""
+    return {CURRENT: {"$eq": "yes"}}
+
+
+def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> Where:
+    """The native Chroma filter for ``where``; ``keys`` may pass a cached ``active_keys``; ``flag``
+    puts the stored current-revision flag in place of the active keys."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"cannot compile {type(where).__name__} into a Chroma where: expected a PolicyFilter")
     if not isinstance(where.as_of, date):
         raise TypeError(f"as_of must be a date, got {where.as_of!r}")
     principal = where.principal
     tenant = _text(principal.tenant, "principal tenant")
-    if keys is None:
+    if keys is None and not flag:
         keys = active_keys(where.active, tenant)
     return all_of([
         tenant_clause(principal),
         status_clause(),
-        revision_clause(keys),
+        flag_clause() if flag else revision_clause(keys or []),
         groups_clause(principal.groups),
         valid_from_clause(where.as_of),
         valid_until_clause(where.as_of),

@@ -30,7 +30,7 @@ from filterproof.adapters.base import Capabilities
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServerOptions
-from filterproof.adapters.qdrant.payload import ID, INDEXES, IndexKind
+from filterproof.adapters.qdrant.payload import ID, IndexKind
 from filterproof.errors import BackendUnavailable
 
 COLLECTION = "filterproof"
@@ -86,7 +86,7 @@ class _ClientAdapter(QdrantAdapter[Any]):
             self._collection, vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE)
         )
         if self._indexed:
-            for field, kind in INDEXES.items():
+            for field, kind in self.indexes.items():
                 self._client.create_payload_index(self._collection, field, index_schema(kind), wait=True)
 
     def _put(self, points: list[Point]) -> None:
@@ -101,6 +101,9 @@ class _ClientAdapter(QdrantAdapter[Any]):
 
     def _replace_payload(self, pid: str, payload: dict[str, Any]) -> None:
         self._client.overwrite_payload(self._collection, payload, [pid], wait=True)
+
+    def _set_payload_where(self, selector: models.Filter, payload: dict[str, Any]) -> None:
+        self._client.set_payload(self._collection, payload, points=models.FilterSelector(filter=selector), wait=True)
 
     def _query(self, vectors: list[list[float]], k: int, filters: list[Any]) -> list[list[tuple[Any, float]]]:
         requests = [

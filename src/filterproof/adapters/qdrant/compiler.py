@@ -46,6 +46,7 @@ from datetime import date, datetime
 from typing import Generic, Protocol, TypeVar
 
 from filterproof.adapters.qdrant.payload import (
+    CURRENT,
     FORM,
     GROUPS,
     KEY,
@@ -132,6 +133,11 @@ def revision_clause(keys: Sequence[str]) -> Node:
     return AnyOf(KEY, tuple(keys))
 
 
+def flag_clause() -> Node:
+    """``revision=flag``: the document is flagged current (by ``set_active_revisions``)."""
+    return Equals(CURRENT, "yes")
+
+
 def keys_by_tenant(active: Mapping[tuple[str, str], int]) -> dict[str, tuple[str, ...]]:
     """Tenant -> the revision keys of its entries in the active map, sorted.
 
@@ -147,8 +153,9 @@ def keys_by_tenant(active: Mapping[tuple[str, str], int]) -> dict[str, tuple[str
     return {tenant: tuple(sorted(keys)) for tenant, keys in found.items()}
 
 
-def compile_policy(where: PolicyFilter, keys: Sequence[str]) -> Node:
-    """The whole policy for one query; ``keys`` are the active revision keys of the principal's tenant."""
+def compile_policy(where: PolicyFilter, keys: Sequence[str] | None) -> Node:
+    """The whole policy for one query; ``keys`` are the active revision keys of the principal's tenant,
+    or None under ``revision=flag`` (the stored flag decides)."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"expected a PolicyFilter, got {type(where).__name__}")
     return AllOf((
@@ -158,7 +165,7 @@ def compile_policy(where: PolicyFilter, keys: Sequence[str]) -> Node:
         groups_clause(where.principal),
         valid_from_clause(where.as_of),
         valid_until_clause(where.as_of),
-        revision_clause(keys),
+        flag_clause() if keys is None else revision_clause(keys),
     ))
 
 
@@ -222,15 +229,15 @@ class PolicyCompiler(Generic[T]):
     is a new object), never by its hash, which walks the whole map.
     """
 
-    def __init__(self, family: Family[T], cache_size: int = 256) -> None:
-        self._family, self._cache_size = family, cache_size
+    def __init__(self, family: Family[T], cache_size: int = 256, flag: bool = False) -> None:
+        self._family, self._cache_size, self._flag = family, cache_size, flag
         self._active: ActiveRevisions | None = None
         self._keys: dict[str, tuple[str, ...]] = {}
         self._filters: dict[tuple[Principal, date], T] = {}
 
     def native(self, where: PolicyFilter) -> T:
         """The native filter for ``where``; the same object for the same principal, date and map."""
-        keys = self._tenant_keys(where)
+        keys = None if self._flag else self._tenant_keys(where)
         slot = (where.principal, where.as_of)
         found = self._filters.get(slot)
         if found is None:
@@ -242,7 +249,10 @@ class PolicyCompiler(Generic[T]):
 
     def size(self, where: PolicyFilter) -> int:
         """How many revision keys the filter for ``where`` carries (its weight in a request body)."""
-        return len(self._tenant_keys(where))
+        return 0 if self._flag else len(self._tenant_keys(where))
+
+    def render(self, node: Node) -> T:
+        return render_filter(node, self._family)
 
     def _tenant_keys(self, where: PolicyFilter) -> tuple[str, ...]:
         if not isinstance(where, PolicyFilter):

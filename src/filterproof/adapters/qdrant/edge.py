@@ -31,7 +31,7 @@ from filterproof.adapters.base import Capabilities
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantEdgeOptions
-from filterproof.adapters.qdrant.payload import ID, INDEXES, IndexKind
+from filterproof.adapters.qdrant.payload import ID, IndexKind
 
 RECALL_TOLERANCE = 0.01
 
@@ -113,7 +113,7 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
             hnsw_config=self._hnsw, optimizers=self._optimizers,
         )
         self._shard = qe.EdgeShard.create(str(path), config)
-        for field, kind in INDEXES.items():
+        for field, kind in self.indexes.items():
             self._shard.update(qe.UpdateOperation.create_field_index(field, index_schema(kind)))
         self._unoptimized = False
 
@@ -130,6 +130,10 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
 
     def _replace_payload(self, pid: str, payload: dict[str, Any]) -> None:
         self.shard.update(qe.UpdateOperation.overwrite_payload([pid], payload))
+        self._unoptimized = True
+
+    def _set_payload_where(self, selector: Any, payload: dict[str, Any]) -> None:
+        self.shard.update(qe.UpdateOperation.set_payload_by_filter(selector, payload))
         self._unoptimized = True
 
     def optimize(self) -> bool:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from filterproof.adapters.options import AdapterOptions
+from filterproof.adapters.options import RevisionOption
 from filterproof.adapters.paths import check_directory
 
 DirectoryPath = Annotated[str | None, AfterValidator(check_directory)]
@@ -19,7 +19,7 @@ FULL_SCAN_THRESHOLD_KB = 10_000
 SERVER_TIMEOUT = 60
 
 
-class QdrantEdgeOptions(AdapterOptions):
+class QdrantEdgeOptions(RevisionOption):
     """``qdrant-edge``: the Qdrant engine in process."""
 
     path: DirectoryPath = Field(None, description="store the shard in PATH/edge-shard; default: a temporary directory")
@@ -34,13 +34,13 @@ class QdrantEdgeOptions(AdapterOptions):
                                               description="segments above it get HNSW; 0: never; default: Qdrant's")
 
 
-class QdrantLocalOptions(AdapterOptions):
+class QdrantLocalOptions(RevisionOption):
     """``qdrant-local``: qdrant-client's local mode (exact, pure Python)."""
 
     path: DirectoryPath = Field(None, description="store here; default: in memory")
 
 
-class QdrantServerOptions(AdapterOptions):
+class QdrantServerOptions(RevisionOption):
     """``qdrant-server``: a Qdrant server by URL."""
 
     url: str | None = Field(None, description="server URL; default $QDRANT_URL")
