@@ -27,8 +27,8 @@ compared inside the key, so ``True``/``1.0`` (malformed anyway) never equal ``1`
 
 PostgreSQL text cannot hold NUL, nor can UTF-8 hold a lone surrogate, both of which a
 JSON string can. ``pg_text`` writes every stored and every compared string through one
-injective escape (``\\`` doubled, NUL as ``\\0``, a surrogate as ``\\xHHHH``), so equality
-is preserved exactly and no value is ever rejected by the server or the driver.
+injective escape (``adapters.textcodec``), so equality is preserved exactly and no value
+is ever rejected by the server or the driver.
 
 Every value reaches the server as a bound parameter; the SQL text holds only the
 column names below and ``%s`` placeholders, whatever the metadata or the principal.
@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from filterproof.adapters import textcodec
 from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision, parse_date
 from filterproof.policy import structural_problem as find_problem
 
@@ -66,38 +67,12 @@ class Clause:
 
 def pg_text(value: str) -> str:
     """The string as stored and compared: injective, and free of NUL and lone surrogates."""
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}: {value!r}")
-    out = []
-    for char in value:
-        if char == "\\":
-            out.append("\\\\")
-        elif char == "\x00":
-            out.append("\\0")
-        elif "\ud800" <= char <= "\udfff":
-            out.append(f"\\x{ord(char):04x}")
-        else:
-            out.append(char)
-    return "".join(out)
+    return textcodec.escape(value, nul=True)
 
 
 def from_pg_text(stored: str) -> str:
     """The string ``pg_text`` was given (ids come back from the table this way)."""
-    if "\\" not in stored:
-        return stored
-    out, chars = [], iter(stored)
-    for char in chars:
-        if char != "\\":
-            out.append(char)
-            continue
-        code = next(chars)
-        if code == "\\":
-            out.append("\\")
-        elif code == "0":
-            out.append("\x00")
-        else:  # x and four hex digits: a lone surrogate
-            out.append(chr(int("".join(next(chars) for _ in range(4)), 16)))
-    return "".join(out)
+    return textcodec.unescape(stored)
 
 
 def revision_key(tenant: str, logical_id: str, revision: int) -> str:
