@@ -99,8 +99,7 @@ class PgvectorAdapter(AdapterBase):
         self.capabilities = capabilities_of(opts, persistent=bool(opts.table))
         self._table = opts.table or f"fp_{uuid.uuid4().hex[:12]}"
         self._drop_on_close = not opts.table
-        self._dim = 0
-        self._indexed = False
+        self._dim, self._indexed = self._existing()
         self._analyzed_rows, self._written = 0, 0
         self._keys: tuple[ActiveRevisions, dict[str, list[str]]] | None = None
 
@@ -126,6 +125,15 @@ class PgvectorAdapter(AdapterBase):
             self._conn.execute("SELECT set_config(%s, %s, false)", (key, value))
         return version
 
+    def _existing(self) -> tuple[int, bool]:
+        """The dimension of a table of this name that exists already (0: none), and whether it has a vector index."""
+        row = self._conn.execute("SELECT a.atttypmod FROM pg_attribute a WHERE a.attrelid = to_regclass(%s) "
+                                 "AND a.attname = 'embedding'", (self._table,)).fetchone()
+        if row is None:
+            return 0, False
+        found = self._conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", (f"{self._table}_embedding",))
+        return int(row[0]), found.fetchone() is not None
+
     # -- names ------------------------------------------------------------------
 
     def _sql(self, template: str, **names: str) -> sql.Composed:
@@ -149,8 +157,7 @@ class PgvectorAdapter(AdapterBase):
             self._conn.execute(self._sql(
                 f"CREATE TABLE {{t}} (id text PRIMARY KEY, embedding vector({int(dim)}) NOT NULL, {columns})"))
             self._conn.execute(self._sql("CREATE INDEX {i} ON {t} (tenant)", i=f"{self._table}_tenant"))
-            self._conn.execute(self._sql("DROP TABLE IF EXISTS {s}", s=self._staging))
-            self._conn.execute(self._sql("CREATE TEMP TABLE {s} (LIKE {t})", s=self._staging))
+            self._conn.execute(self._sql("DROP TABLE IF EXISTS {s}", s=self._staging))  # the old dimension
         self._dim, self._indexed, self._analyzed_rows, self._written = dim, False, 0, 0
 
     @property
@@ -172,6 +179,7 @@ class PgvectorAdapter(AdapterBase):
         columns = ", ".join(("id", "embedding", *pgsql.STORED_COLUMNS))
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in ("embedding", *pgsql.STORED_COLUMNS))
         with self._conn.transaction():
+            self._conn.execute(self._sql("CREATE TEMP TABLE IF NOT EXISTS {s} (LIKE {t})", s=self._staging))
             self._conn.execute(self._sql("TRUNCATE {s}", s=self._staging))
             with self._conn.cursor().copy(self._sql(f"COPY {{s}} ({columns}) FROM STDIN", s=self._staging)) as copy:
                 for row in rows:
