@@ -85,6 +85,14 @@ def blocked_for_others(path: Path) -> Path | None:
     return None
 
 
+def base_directory(user: tuple[int, int] | None) -> str:
+    """Where the server's directory goes: the temporary directory, or /tmp when the server's user cannot enter it."""
+    chosen = tempfile.gettempdir()
+    if user is not None and blocked_for_others(Path(chosen) / "probe"):
+        chosen = "/tmp"
+    return chosen
+
+
 def free_port(host: str) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind((host, 0))
@@ -142,7 +150,7 @@ class PostgresServer:
             raise BackendUnavailable(f"as root, PostgreSQL runs as {UNPRIVILEGED_USER!r}, who cannot enter "
                                      f"{blocked_for_others(binaries / 'postgres')} (chmod o+x it, or use a DSN)")
         stop_on_sigterm()
-        workdir = tempfile.mkdtemp(prefix="filterproof-pg-")
+        workdir = tempfile.mkdtemp(prefix="filterproof-pg-", dir=base_directory(user))
         ids = {} if user is None else {"user": user[0], "group": user[1], "extra_groups": []}
         try:
             if user is not None:
