@@ -2,8 +2,10 @@
 
 Identical selections, decisions, top-K lists and K numbers (to 3 decimals), leaks 0
 under the filtered strategies, and native eligible sets equal to the policy's.
-Server backends use one server per session: a real ``chroma run`` here, Qdrant from
+Server backends use one server per session: a real ``chroma run`` here, PostgreSQL
+from ``PGVECTOR_DSN`` or filterproof's throwaway server (one per process), Qdrant from
 ``QDRANT_URL`` or a container (marker ``docker``, skipped with the reason otherwise).
+pgvector and LanceDB run at their exact settings (no vector index, native pre-filter).
 
 Troubleshooting: a difference on one backend only, on a fixture with ties, is usually
 a score differing in the 7th digit (see ``strategies.TIE_DIGITS``); a difference in
@@ -21,8 +23,8 @@ from filterproof.adapters import Adapter, BackendSpec, open_backend
 from filterproof.congruence import differences, eligible_sets, policy_sets
 from filterproof.runner import Prepared, Settings, StrategyRun, index, run_backend
 
-BACKENDS = ["chroma", "chroma-server", "qdrant-edge", "qdrant-local",
-            pytest.param("qdrant-server", marks=pytest.mark.docker)]
+BACKENDS = ["chroma", "chroma-server", "qdrant-edge", "qdrant-local", "pgvector", "lancedb",
+            "lancedb:index_scalar=true", pytest.param("qdrant-server", marks=pytest.mark.docker)]
 METRICS = ("recall", "arecall", "arecall_nonempty", "unusable", "precision", "ndcg")
 
 
@@ -46,7 +48,7 @@ def test_same_selections_decisions_and_k_numbers(
     runs = run_backend(shipped, BackendSpec.of(backend, backend_options(backend)), Settings())
     assert [str(d) for d in differences(reference_runs, runs)] == []
     for ref, run in zip(reference_runs, runs, strict=True):
-        assert (run.backend.split(":")[0], run.strategy) == (backend, ref.strategy)
+        assert (run.backend.split(":")[0], run.strategy) == (backend.split(":")[0], ref.strategy)
         assert run.decisions() == ref.decisions()
         if run.strategy != "rank_only":
             assert run.decisions()["leaks"] == 0

@@ -34,7 +34,7 @@ from typing import Any
 import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import Bitmap, BTree, LabelList
+from lancedb.index import Bitmap, BTree, IvfFlat, IvfHnswSq, IvfPq, LabelList
 
 from filterproof.adapters import textcodec
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
@@ -45,7 +45,7 @@ from filterproof.policy import ActiveRevisions, PolicyFilter
 DEFAULT_TABLE = "filterproof"
 DELETE_BATCH = 1000
 RECALL_TOLERANCE = 0.02
-INDEX_TYPES = {"ivf_flat": "IVF_FLAT", "ivf_pq": "IVF_PQ", "ivf_hnsw_sq": "IVF_HNSW_SQ"}
+VECTOR_INDEXES = {"ivf_flat": IvfFlat, "ivf_pq": IvfPq, "ivf_hnsw_sq": IvfHnswSq}
 SCALAR_INDEXES = {lw.TENANT: BTree, lw.STATUS: Bitmap, lw.KEY: BTree, lw.GROUPS: LabelList,
                   lw.VALID_FROM: BTree, lw.VALID_UNTIL: BTree}
 
@@ -159,8 +159,8 @@ class LanceDBAdapter(AdapterBase):
             self._scalar_indexed = True
         opts = self.options
         if opts.index != "flat" and not self._vector_indexed and table.count_rows() >= opts.index_min_rows:
-            table.create_index(metric="cosine", vector_column_name="vector", index_type=INDEX_TYPES[opts.index],
-                               num_partitions=opts.num_partitions)
+            config = VECTOR_INDEXES[opts.index](distance_type="cosine", num_partitions=opts.num_partitions)
+            table.create_index("vector", config=config)
             self._vector_indexed = True
 
     # -- reads ------------------------------------------------------------------
