@@ -73,7 +73,11 @@ def run_as() -> tuple[int, int] | None:
     """(uid, gid) for the server: None (ourselves) unless we are root, whom PostgreSQL refuses."""
     if os.geteuid() != 0:
         return None
-    entry = pwd.getpwnam(UNPRIVILEGED_USER)
+    try:
+        entry = pwd.getpwnam(UNPRIVILEGED_USER)
+    except KeyError:
+        raise BackendUnavailable(f"running as root, and there is no user {UNPRIVILEGED_USER!r} to run PostgreSQL "
+                                 "as (it refuses root): run as another user, or give PGVECTOR_DSN") from None
     return entry.pw_uid, entry.pw_gid
 
 
