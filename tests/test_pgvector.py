@@ -144,6 +144,14 @@ def test_ivfflat_builds_lists_from_the_rows() -> None:
         adapter.close()
 
 
+def test_a_server_that_does_not_answer_is_unavailable_and_its_password_not_repeated() -> None:
+    from filterproof.adapters import BackendUnavailable
+
+    with pytest.raises(BackendUnavailable, match="cannot connect") as caught:
+        open_backend("pgvector:dsn=postgresql://user:s3cret@127.0.0.1:1/db")
+    assert "s3cret" not in str(caught.value)
+
+
 def test_a_named_table_and_dsn_outlive_the_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
     from filterproof.servers.postgres import shared_server
 

@@ -48,6 +48,7 @@ MIN_PGVECTOR = (0, 8, 0)
 ANALYZE_AFTER = 0.2
 """Re-ANALYZE before a search once this share of the analyzed row count was written since."""
 DSN_ENV = "PGVECTOR_DSN"
+CONNECT_TIMEOUT = 10
 TOLERANCE = {("hnsw", "strict_order"): 0.01, ("hnsw", "relaxed_order"): 0.01, ("ivfflat", "relaxed_order"): 0.05}
 """Recall tolerance of the approximate settings that keep scanning until k rows pass the filter.
 Without iterative scans pgvector filters a fixed candidate list (ef_search rows, or the probed
@@ -91,7 +92,11 @@ class PgvectorAdapter(AdapterBase):
         self._stack = contextlib.ExitStack()
         try:
             self.dsn = opts.dsn or os.environ.get(DSN_ENV) or self._provide(opts.server)
-            self._conn = self._stack.enter_context(psycopg.connect(self.dsn, autocommit=True))
+            try:
+                connection = psycopg.connect(self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+            except psycopg.OperationalError as error:  # the DSN may hold a password: not repeated here
+                raise BackendUnavailable(f"pgvector: cannot connect to the server of the DSN: {error}") from error
+            self._conn = self._stack.enter_context(connection)
             self.pgvector_version = self._prepare_session()
         except BaseException:
             self._stack.close()
@@ -118,7 +123,7 @@ class PgvectorAdapter(AdapterBase):
         row = self._conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
         version = str(row[0]) if row else "0"
         if tuple(int(p) for p in version.split(".")[:3] if p.isdigit()) < MIN_PGVECTOR:
-            raise BackendUnavailable(f"pgvector {version} at {self.dsn!r}: filterproof needs 0.8.0 or newer "
+            raise BackendUnavailable(f"pgvector {version} on the server: filterproof needs 0.8.0 or newer "
                                      "(iterative index scans); ALTER EXTENSION vector UPDATE")
         self._conn.execute("SELECT '[1]'::vector")  # loads the library, so that its settings are known
         for key, value in session_settings(self.options).items():
