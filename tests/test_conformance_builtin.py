@@ -62,6 +62,40 @@ class TestQdrantLocal(AdapterConformanceTests):
         yield from fresh("qdrant-local")
 
 
+class TestPgvector(AdapterConformanceTests):
+    """Exact (no vector index); the server is PGVECTOR_DSN or the process's throwaway one, shared by every test."""
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from fresh("pgvector")
+
+
+class TestPgvectorForcedHnsw(AdapterConformanceTests):
+    """HNSW on every search of the small tables (plan=index), pgvector 0.8's strict iterative scan.
+
+    m=32/ef_construction=200: at pgvector's 16/64 the selective-filter scenario (40 equidistant
+    rows) leaves 11 of its 44 rows unreachable in the graph, and ``test_selective_filter_is_not_short``
+    fails: a recall finding about HNSW on degenerate data, not a filter one (README, pgvector).
+    """
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from fresh("pgvector", index="hnsw", plan="index", iterative_scan="strict_order", m="32",
+                         ef_construction="200")
+
+
+class TestLanceDB(AdapterConformanceTests):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from fresh("lancedb")
+
+
+class TestLanceDBScalarIndexes(AdapterConformanceTests):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from fresh("lancedb", index_scalar="true")
+
+
 @pytest.mark.docker
 class TestQdrantServer(AdapterConformanceTests):
     @pytest.fixture()

@@ -55,6 +55,10 @@ BUILTIN: dict[str, Builtin] = {
     "qdrant-server": Builtin(f"{_ADAPTERS}.qdrant:QdrantServerAdapter",
                              f"{_ADAPTERS}.qdrant.options:QdrantServerOptions", "qdrant",
                              "a Qdrant server at QDRANT_URL"),
+    "pgvector": Builtin(f"{_ADAPTERS}.pgvector:PgvectorAdapter", f"{_ADAPTERS}.pgvector.options:PgvectorOptions",
+                        "pgvector", "PostgreSQL + pgvector (PGVECTOR_DSN, else a throwaway server)"),
+    "lancedb": Builtin(f"{_ADAPTERS}.lancedb:LanceDBAdapter", f"{_ADAPTERS}.lancedb.options:LanceDBOptions",
+                       "lancedb", "LanceDB embedded, in a temporary directory"),
 }
 
 
