@@ -14,7 +14,7 @@ import sys
 
 from filterproof.adapters import open_backend, records_of
 from filterproof.scale.generator import GeneratorConfig, case_level, generate
-from filterproof.scale.truth import prepare_scale
+from filterproof.truth import prepare
 
 BATCH = 2048
 
@@ -26,7 +26,7 @@ def plan_kind(plan: str) -> str:
 
 
 def main(documents: int) -> None:
-    data = prepare_scale(generate(GeneratorConfig(documents=documents, seed=0)).fixture, depth=10)
+    data = prepare(generate(GeneratorConfig(documents=documents, seed=0)).fixture, depth=10, embedding="svd")
     store = open_backend("pgvector:index=hnsw")
     try:
         store.reset(data.dim)
