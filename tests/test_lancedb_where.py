@@ -85,3 +85,13 @@ def test_hostile_values_match_exactly_themselves_in_lancedb() -> None:
                                                                              AS_OF, active)) == []
     finally:
         store.close()
+
+
+def test_revision_flag_columns_and_clause() -> None:
+    """revision=flag: the flag under the map given, and a filter on it instead of the key list."""
+    flagged = lw.stored_columns(sc.meta(), {("acme", "doc"): 1})
+    assert (flagged[lw.CURRENT], flagged[lw.LID]) == (True, "acme/doc")
+    assert lw.stored_columns(sc.meta(), {})[lw.CURRENT] is False
+    assert lw.stored_columns(sc.meta())[lw.CURRENT] is None
+    where = lw.compile_where(PolicyFilter(Principal("acme", ("eng",)), AS_OF, ActiveRevisions()), flag=True)
+    assert "is_current IS TRUE" in where and "revision_key" not in where

@@ -74,8 +74,18 @@ def test_well_formed_rows_are_typed() -> None:
                    strict=True))
     assert row == {"tenant": "acme", "status": "active", "revision_key": "acme/doc#1", "groups": ["eng", "ops"],
                    "valid_from": date(2026, 1, 1), "valid_until": date(2027, 1, 1), "problem": None,
-                   "metadata": row["metadata"]}
+                   "metadata": row["metadata"], "is_current": None, "logical_key": None}
     assert dict(zip(pg.STORED_COLUMNS, pg.stored_row(sc.meta()), strict=True))["valid_until"] == "infinity"
+
+
+def test_revision_flag_rows_carry_the_flag_of_the_map_given() -> None:
+    """revision=flag: the row says whether it is its tenant/logical_id's active revision under that map."""
+    flagged = dict(zip(pg.STORED_COLUMNS, pg.stored_row(sc.meta(), {("acme", "doc"): 1}), strict=True))
+    assert (flagged["is_current"], flagged["logical_key"]) == (True, "acme/doc")
+    stale = dict(zip(pg.STORED_COLUMNS, pg.stored_row(sc.meta(), {("acme", "doc"): 2}), strict=True))
+    assert stale["is_current"] is False
+    where = pg.compile_where(PolicyFilter(Principal("acme", ("eng",)), AS_OF, ActiveRevisions()), flag=True)
+    assert "is_current IS TRUE" in where.sql and "revision_key" not in where.sql
 
 
 @pytest.mark.parametrize(("field", "value"), [

@@ -46,6 +46,8 @@ DEFAULT_TABLE = "filterproof"
 DELETE_BATCH = 1000
 RECALL_TOLERANCE = 0.02
 VECTOR_INDEXES = {"ivf_flat": IvfFlat, "ivf_pq": IvfPq, "ivf_hnsw_sq": IvfHnswSq}
+FLAG_BATCH = 4096
+"""Changed tenant/logical_ids per flag rewrite (each is a literal in one ``IN`` list)."""
 SCALAR_INDEXES = {lw.TENANT: BTree, lw.STATUS: Bitmap, lw.KEY: BTree, lw.GROUPS: LabelList,
                   lw.VALID_FROM: BTree, lw.VALID_UNTIL: BTree}
 
@@ -65,6 +67,7 @@ def schema(dim: int) -> pa.Schema:
         pa.field(lw.TENANT, pa.string()), pa.field(lw.STATUS, pa.string()), pa.field(lw.KEY, pa.string()),
         pa.field(lw.GROUPS, pa.list_(pa.string())), pa.field(lw.VALID_FROM, pa.int32()),
         pa.field(lw.VALID_UNTIL, pa.int32()), pa.field(lw.PROBLEM, pa.string()), pa.field(lw.METADATA, pa.string()),
+        pa.field(lw.CURRENT, pa.bool_()), pa.field(lw.LID, pa.string()),
     ])
 
 
@@ -118,7 +121,7 @@ class LanceDBAdapter(AdapterBase):
     def _batch(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> pa.Table:
         columns: dict[str, list[Any]] = {c: [] for c in lw.STORED_COLUMNS}
         for meta in metadata:
-            for column, value in lw.stored_columns(meta).items():
+            for column, value in lw.stored_columns(meta, self.active if self._flag else None).items():
                 columns[column].append(value)
         flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel())
         return pa.table({"id": [lw.text(i) for i in ids], "vector": pa.FixedSizeListArray.from_arrays(flat, self._dim),
@@ -146,6 +149,28 @@ class LanceDBAdapter(AdapterBase):
             vector = np.asarray(found.column("vector")[0].as_py(), dtype=np.float32)[None, :]
             self._merge(self._batch([id], vector, [metadata]))
 
+    @property
+    def _flag(self) -> bool:
+        return self.options.revision == "flag"
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
+
+        Every revision of a changed document loses its flag first, then the new active one
+        gets it (an interruption between the two excludes, never admits). LanceDB's
+        ``update`` is committed when it returns.
+        """
+        if self._flag and self._table is not None:
+            changed = self.active.changed(active)
+            for start in range(0, len(changed), FLAG_BATCH):
+                part = changed[start:start + FLAG_BATCH]
+                lids = ", ".join(lw.literal(lw.logical_key(*p)) for p in part)
+                self.table.update(where=f"{lw.LID} IN ({lids})", values={lw.CURRENT: False})
+                keys = [lw.literal(lw.revision_key(*p, active[p])) for p in part if p in active]
+                if keys:
+                    self.table.update(where=f"{lw.KEY} IN ({', '.join(keys)})", values={lw.CURRENT: True})
+        self.active = active
+
     def optimize(self) -> None:
         """Compact the table, build the indexes asked for, and fold later rows into them."""
         self._build_indexes()
@@ -167,6 +192,8 @@ class LanceDBAdapter(AdapterBase):
 
     def compile(self, where: PolicyFilter) -> str:
         """The filter string, with the active keys cached per map object and tenant."""
+        if self._flag:
+            return lw.compile_where(where, flag=True)
         if self._keys is None or self._keys[0] is not where.active:
             self._keys = (where.active, {})
         by_tenant, tenant = self._keys[1], where.principal.tenant

@@ -33,18 +33,21 @@ empty key list or group list compiles to ``FALSE``. Strings go through
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
 from filterproof.adapters import textcodec
+from filterproof.adapters.raw import raw_json
 from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision, parse_date
 from filterproof.policy import structural_problem as find_problem
 
 TENANT, STATUS, KEY, GROUPS = "tenant", "status", "revision_key", "groups"
 VALID_FROM, VALID_UNTIL, PROBLEM, METADATA = "valid_from", "valid_until", "problem", "metadata"
-STORED_COLUMNS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, PROBLEM, METADATA)
+CURRENT, LID = "is_current", "logical_key"
+"""``revision=flag`` only: the row is its tenant/logical_id's active revision (null in query mode and on
+malformed rows), and ``tenant/logical_id``, by which ``set_active_revisions`` rewrites the flags."""
+STORED_COLUMNS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, PROBLEM, METADATA, CURRENT, LID)
 OPEN_UNTIL = 99_999_999
 """valid_until of an open-ended document: after every YYYYMMDD date (9999-12-31 is 99991231)."""
 NOTHING = "FALSE"
@@ -70,13 +73,22 @@ def revision_key(tenant: str, logical_id: str, revision: int) -> str:
     return f"{tenant}/{logical_id}#{revision}"
 
 
-def stored_columns(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The values of ``STORED_COLUMNS`` for one document; raises nothing, whatever the metadata."""
-    raw = json.dumps(dict(meta), ensure_ascii=True, sort_keys=True, default=repr)
+def logical_key(tenant: str, logical_id: str) -> str:
+    """``tenant/logical_id``: unambiguous, since a well-formed tenant holds no ``/``."""
+    return f"{tenant}/{logical_id}"
+
+
+def stored_columns(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | None = None) -> dict[str, Any]:
+    """The values of ``STORED_COLUMNS`` for one document; raises nothing, whatever the metadata.
+
+    ``active`` (``revision=flag`` only) fills the current-revision flag under that map.
+    """
+    raw = raw_json(meta)
     problem = find_problem(meta)
     if problem:
         return {**dict.fromkeys(STORED_COLUMNS), PROBLEM: problem, METADATA: raw}
     until = parse_date(meta.get("valid_until"))
+    pair = (meta["tenant"], meta["logical_id"])
     return {
         TENANT: text(meta["tenant"]),
         STATUS: text(meta["status"]),
@@ -86,6 +98,8 @@ def stored_columns(meta: Mapping[str, Any]) -> dict[str, Any]:
         VALID_UNTIL: OPEN_UNTIL if until is None else date_int(until),
         PROBLEM: None,
         METADATA: raw,
+        CURRENT: None if active is None else active.get(pair) == meta["revision"],
+        LID: None if active is None else text(logical_key(*pair)),
     }
 
 
@@ -122,6 +136,11 @@ def revision_clause(keys: Sequence[str]) -> str:
     return f"{KEY} IN ({', '.join(literal(k) for k in keys)})"
 
 
+def flag_clause() -> str:
+    """``revision=flag``: the row is flagged current (null, in query mode or on malformed rows, is not true)."""
+    return f"{CURRENT} IS TRUE"
+
+
 def groups_clause(groups: Sequence[str]) -> str:
     """Shares a group with the principal; a principal without groups matches nothing."""
     distinct = list(dict.fromkeys(groups))
@@ -138,13 +157,15 @@ def valid_until_clause(as_of: date) -> str:
     return f"{VALID_UNTIL} > {date_int(as_of)}"
 
 
-def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None) -> str:
-    """The LanceDB filter for ``where``; ``keys`` may pass a cached ``active_keys``."""
+def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> str:
+    """The LanceDB filter for ``where``; ``keys`` may pass a cached ``active_keys``; ``flag`` puts the
+    stored current-revision flag in place of the active keys."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"cannot compile {type(where).__name__} into a LanceDB filter: expected a PolicyFilter")
     principal = where.principal
-    if keys is None:
+    if keys is None and not flag:
         keys = active_keys(where.active, principal.tenant)
-    clauses = [tenant_clause(principal), status_clause(), revision_clause(keys), groups_clause(principal.groups),
+    revision = flag_clause() if flag else revision_clause(keys or [])
+    clauses = [tenant_clause(principal), status_clause(), revision, groups_clause(principal.groups),
                valid_from_clause(where.as_of), valid_until_clause(where.as_of)]
     return " AND ".join(f"({c})" for c in clauses)

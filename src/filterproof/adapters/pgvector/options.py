@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from filterproof.adapters.options import AdapterOptions
+from filterproof.adapters.options import RevisionOption
 
 EF_SEARCH = 40
 HNSW_M = 16
@@ -28,7 +28,7 @@ IterativeScan = Literal["off", "strict_order", "relaxed_order"]
 Plan = Literal["auto", "index"]
 
 
-class PgvectorOptions(AdapterOptions):
+class PgvectorOptions(RevisionOption):
     """``pgvector``: PostgreSQL with the pgvector extension (0.8 or newer)."""
 
     dsn: str | None = Field(None, description="libpq connection string or URI; default $PGVECTOR_DSN, "

@@ -16,7 +16,9 @@ groups       text[]      the groups, non-empty                        ``groups &
 valid_from   date        valid_from                                   ``valid_from <= %s``
 valid_until  date        valid_until, ``'infinity'`` when open-ended  ``valid_until > %s``
 problem      text        NULL (malformed: why)                        never filtered on
-metadata     json        the metadata as given (every document)       never filtered on
+metadata     json        the metadata as given (``adapters.raw``)     never filtered on
+is_current   boolean     ``revision=flag`` only: the active revision  ``is_current IS TRUE``
+logical_key  text        ``revision=flag`` only: tenant/logical_id    (rewrites the flags)
 ============ =========== ============================================ =============================
 
 Fail closed: a malformed document gets NULL in every filtered column, and every
@@ -36,20 +38,24 @@ column names below and ``%s`` placeholders, whatever the metadata or the princip
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 from filterproof.adapters import textcodec
+from filterproof.adapters.raw import raw_json
 from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision, parse_date
 from filterproof.policy import structural_problem as find_problem
 
 TENANT, STATUS, KEY, GROUPS = "tenant", "status", "revision_key", "groups"
 VALID_FROM, VALID_UNTIL, PROBLEM, METADATA = "valid_from", "valid_until", "problem", "metadata"
-STORED_COLUMNS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, PROBLEM, METADATA)
+CURRENT, LID = "is_current", "logical_key"
+"""``revision=flag`` only: whether the row is its tenant/logical_id's active revision (NULL in query mode
+and on malformed rows), and ``tenant/logical_id``, by which ``set_active_revisions`` rewrites the flags."""
+STORED_COLUMNS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, PROBLEM, METADATA, CURRENT, LID)
 """The columns ``stored_row`` fills, in order (beside ``id`` and ``embedding``)."""
+COLUMN_TYPES = ("text", "text", "text", "text[]", "date", "date", "text", "json NOT NULL", "boolean", "text")
 OPEN_UNTIL = "infinity"
 """valid_until of an open-ended document: PostgreSQL's date after every date."""
 
@@ -80,26 +86,32 @@ def revision_key(tenant: str, logical_id: str, revision: int) -> str:
     return f"{tenant}/{logical_id}#{revision}"
 
 
-def raw_json(meta: Mapping[str, Any]) -> str:
-    """The metadata as JSON text, every non-ASCII character escaped (what the ``json`` column keeps)."""
-    return json.dumps(dict(meta), ensure_ascii=True, sort_keys=True, default=repr)
+def logical_key(tenant: str, logical_id: str) -> str:
+    """``tenant/logical_id`` (before ``pg_text``): unambiguous, since a well-formed tenant holds no ``/``."""
+    return f"{tenant}/{logical_id}"
 
 
-def stored_row(meta: Mapping[str, Any]) -> tuple[Any, ...]:
-    """The values of ``STORED_COLUMNS`` for one document; raises nothing, whatever the metadata."""
+def stored_row(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | None = None) -> tuple[Any, ...]:
+    """The values of ``STORED_COLUMNS`` for one document; raises nothing, whatever the metadata.
+
+    ``active`` (``revision=flag`` only) fills the current-revision flag under that map.
+    """
     problem = find_problem(meta)
     if problem:
-        return (None, None, None, None, None, None, problem, raw_json(meta))
+        return (None, None, None, None, None, None, problem, raw_json(meta), None, None)
     until = parse_date(meta.get("valid_until"))
+    pair = (meta["tenant"], meta["logical_id"])
     return (
         pg_text(meta["tenant"]),
         pg_text(meta["status"]),
-        pg_text(revision_key(meta["tenant"], meta["logical_id"], meta["revision"])),
+        pg_text(revision_key(*pair, meta["revision"])),
         [pg_text(g) for g in meta["groups"]],
         parse_date(meta["valid_from"]),
         OPEN_UNTIL if until is None else until,
         None,
         raw_json(meta),
+        None if active is None else active.get(pair) == meta["revision"],
+        None if active is None else pg_text(logical_key(*pair)),
     )
 
 
@@ -134,6 +146,11 @@ def revision_clause(keys: Sequence[str]) -> Clause:
     return Clause(f"{KEY} = ANY(%s::text[])", (list(keys),))
 
 
+def flag_clause() -> Clause:
+    """``revision=flag``: the row is flagged current (NULL, in query mode or on malformed rows, is not true)."""
+    return Clause(f"{CURRENT} IS TRUE")
+
+
 def groups_clause(groups: Sequence[str]) -> Clause:
     """Shares a group with the principal (array overlap); no groups overlap nothing, so match nothing."""
     return Clause(f"{GROUPS} && %s::text[]", ([pg_text(g) for g in dict.fromkeys(groups)],))
@@ -153,19 +170,20 @@ def all_of(clauses: Sequence[Clause]) -> Clause:
     return Clause(" AND ".join(f"({c.sql})" for c in clauses), tuple(p for c in clauses for p in c.params))
 
 
-def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None) -> Clause:
-    """The ``WHERE`` for ``where``; ``keys`` may pass a cached ``active_keys``."""
+def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> Clause:
+    """The ``WHERE`` for ``where``; ``keys`` may pass a cached ``active_keys``; ``flag`` puts the stored
+    current-revision flag in place of the active keys."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"cannot compile {type(where).__name__} into SQL: expected a PolicyFilter")
     if not isinstance(where.as_of, date) or isinstance(where.as_of, datetime):
         raise TypeError(f"as_of must be a date, got {where.as_of!r}")
     principal = where.principal
-    if keys is None:
+    if keys is None and not flag:
         keys = active_keys(where.active, principal.tenant)
     return all_of([
         tenant_clause(principal),
         status_clause(),
-        revision_clause(keys),
+        flag_clause() if flag else revision_clause(keys or []),
         groups_clause(principal.groups),
         valid_from_clause(where.as_of),
         valid_until_clause(where.as_of),
