@@ -18,7 +18,7 @@ from filterproof.adapters import registry
 from filterproof.cli import app
 from filterproof.fixtures import shipped
 
-EMBEDDED = ["reference", "chroma", "qdrant-edge", "qdrant-local"]
+EMBEDDED = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb", "pgvector"]
 EVERY = [arg for backend in EMBEDDED for arg in ("-b", backend)]
 runner = CliRunner()
 
