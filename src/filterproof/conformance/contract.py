@@ -73,11 +73,100 @@ class ContractChecks:
 
     def test_updates_to_malformed_or_unknown_documents(self, mutable: Adapter) -> None:
         """An update that makes metadata malformed removes the document from every filter at once;
-        an update of an unknown id is ignored (it creates nothing)."""
+        an update of an unknown id is ignored (it creates nothing).
+
+        If this fails: the message names the documents and the metadata they were given.
+        A malformed document still admitted means the update was merged into the old
+        metadata or its derived filter fields were kept; an unknown id returned means
+        the update created a document.
+        """
         where = three(mutable)
-        mutable.update_metadata("b1", {**sc.meta(logical_id="b"), "groups": sc.GROUP})
-        assert {h.id for h in mutable.search(vec(1, 1, 1), 10, where)} == {"a1"}
-        mutable.update_metadata("c1", sc.meta(logical_id="c"))  # valid_until gone: open-ended now
-        assert {h.id for h in mutable.search(vec(1, 1, 1), 10, where)} == {"a1", "c1"}
+        docs = {"a1": sc.meta(logical_id="a"), "b1": {**sc.meta(logical_id="b"), "groups": sc.GROUP},
+                "c1": sc.meta(logical_id="c", valid_until="2026-06-01")}
+        mutable.update_metadata("b1", docs["b1"])
+        got = set(found_ids(mutable, where))
+        assert got == {"a1"}, f"after groups became a string: {sc.mismatch(got, {'a1'}, docs)}"
+        docs["c1"] = sc.meta(logical_id="c")  # valid_until gone: open-ended now
+        mutable.update_metadata("c1", docs["c1"])
+        got = set(found_ids(mutable, where))
+        assert got == {"a1", "c1"}, f"after c1 became open-ended: {sc.mismatch(got, {'a1', 'c1'}, docs)}"
         mutable.update_metadata("ghost", sc.meta(logical_id="ghost"))
-        assert {h.id for h in mutable.search(vec(1, 1, 1), 10, None)} == {"a1", "b1", "c1"}
+        got = set(found_ids(mutable, None))
+        assert got == {"a1", "b1", "c1"}, f"after updating the unknown id 'ghost', unfiltered: {sorted(got)}"
+
+    def test_upsert_of_an_existing_id_replaces_it(self, native: Adapter) -> None:
+        """Upserting an id again replaces its vector and metadata: the old metadata is no longer searchable,
+        the id comes back once, and the count is unchanged.
+
+        If this fails: the store appended a second row for the id (an insert, not an
+        upsert), or merged the new metadata into the old, or kept the old vector.
+        """
+        where = three(native)
+        moved = sc.meta(tenant="beta", logical_id="a")
+        native.upsert([Record("a1", vec(0, 3, 4), moved)])
+        docs = {"a1": moved, "b1": sc.meta(logical_id="b"), "c1": sc.meta(logical_id="c", valid_until="2026-06-01")}
+        # acme/a stays in the map: a1's old metadata would still be eligible if it were still searchable.
+        active = sc.active_for({**docs, "old": sc.meta(logical_id="a")})
+        old = PolicyFilter(where.principal, where.as_of, active)
+        got = set(found_ids(native, old))
+        assert got == {"b1"}, f"tenant acme after a1 moved to beta: {sc.mismatch(got, {'b1'}, docs)}"
+        new = PolicyFilter(sc.principal("beta"), where.as_of, active)
+        got = set(found_ids(native, new))
+        assert got == {"a1"}, f"tenant beta after a1 moved to it: {sc.mismatch(got, {'a1'}, docs)}"
+        unfiltered = found_ids(native, None)
+        assert sorted(unfiltered) == ["a1", "b1", "c1"], f"unfiltered after the re-upsert: {unfiltered}"
+        [best] = native.search(vec(0, 3, 4), 1, None)
+        assert best.id == "a1" and best.score == pytest.approx(1.0, abs=1e-3), f"a1 keeps its old vector: {best}"
+
+    def test_deleting_an_unknown_id_is_ignored(self, mutable: Adapter) -> None:
+        """``delete`` of ids the store does not hold raises nothing and removes nothing else.
+
+        If this fails: the store raised on an unknown id (the contract: ignore it), or a
+        delete with one unknown id dropped the whole batch or more than asked.
+        """
+        three(mutable)
+        mutable.delete(["ghost"])
+        assert sorted(found_ids(mutable, None)) == ["a1", "b1", "c1"], "after deleting the unknown id 'ghost'"
+        mutable.delete(["ghost", "b1", "phantom"])
+        remaining = sorted(found_ids(mutable, None))
+        assert remaining == ["a1", "c1"], f"after deleting ['ghost', 'b1', 'phantom']: {remaining}"
+
+    def test_scores_are_cosine_for_vectors_of_any_length(self, adapter: Adapter) -> None:
+        """Stored and query vectors that are not unit length are scored by cosine, and ranked by it.
+
+        If this fails: the store ranks by dot product (or by L2) on vectors it did not
+        normalise. Use the store's cosine space, or normalise vectors before storing them
+        and the query before asking.
+        """
+        adapter.reset(3)
+        long, short = vec(10, 0, 0), vec(0.5, 0.5, 0.05)
+        adapter.upsert([Record("long", long, sc.meta(logical_id="l")), Record("short", short, sc.meta(logical_id="s"))])
+        query = vec(2, 2, 0)
+        hits = adapter.search(query, 2, None)
+        cosine = {i: float(v @ query / np.linalg.norm(v) / np.linalg.norm(query)) for i, v in (("long", long),
+                                                                                                ("short", short))}
+        assert [h.id for h in hits] == ["short", "long"], f"ranked {hits}; cosines {cosine}"
+        for hit in hits:
+            assert hit.score == pytest.approx(cosine[hit.id], abs=1e-3), f"{hit.id}: score {hit.score}, cosine {cosine}"
+
+    def test_batched_queries_of_interleaved_principals(self, native: Adapter) -> None:
+        """A batch mixing several principals' queries, in interleaved order, answers each under its own filter.
+
+        If this fails: the batch applied one query's filter (often the first) to all, or
+        grouped queries by filter and returned the groups' answers in the wrong order.
+        """
+        docs = {"acme-eng": sc.meta(logical_id="a"), "acme-fin": sc.meta(logical_id="b", groups=["finance"]),
+                "beta-eng": sc.meta(tenant="beta", logical_id="a"), "zeta-ops": sc.meta(tenant="zeta", groups=["ops"])}
+        s = sc.Scenario.build(native, docs)
+        active = sc.active_for(docs)
+        principals = [sc.principal(), sc.principal("beta"), sc.principal("acme", "finance"),
+                      sc.principal("zeta", "ops")]
+        order = [0, 1, 0, 2, 3, 1, 2, 0]
+        wheres: list[PolicyFilter | None] = [PolicyFilter(principals[i], sc.AS_OF, active) for i in order]
+        wheres.insert(3, None)
+        answers = search_many(native, np.stack([s.query] * len(wheres)), len(docs) + 1, wheres)
+        for position, (where, hits) in enumerate(zip(wheres, answers, strict=True)):
+            got = {h.id for h in hits}
+            want = set(docs) if where is None else s.policy_ids(where)
+            label = "no filter" if where is None else sc.asked(where)
+            assert got == want, f"query {position} of the batch ({label}): {sc.mismatch(got, want, docs)}"
