@@ -18,7 +18,7 @@ from filterproof.runner import Prepared, Settings, evaluate, index, prepare
 pytest_plugins = ["pytester"]
 
 SUITE = ["-p", "no:cacheprovider", "--pyargs", "filterproof.conformance", "--conformance-examples", "40"]
-SUITE_TESTS = 55
+SUITE_TESTS = 56
 
 # (defect, the test it must fail (-k), the FAILED line, a piece of the message)
 POINTERS = [
@@ -63,6 +63,8 @@ POINTERS = [
      "ranked [Hit(id='long'"),
     ("BatchUsesFirstFilter", "interleaved", "test_batched_queries_of_interleaved_principals",
      "query 1 of the batch (tenant 'beta' groups ('engineering',) as of 2026-09-08): "),
+    ("WindowedNearest", "test_scale_tier", "test_scale_tier", "queries short of min(K=10, eligible)"),
+    ("OnePageMetadata", "test_scale_tier", "test_scale_tier", "recall@10 against the exact filtered top 10"),
 ]
 
 
@@ -78,8 +80,7 @@ def test_without_an_adapter_the_suite_skips_with_the_reason(pytester: pytest.Pyt
 
 
 def test_every_seeded_defect_has_a_pointer() -> None:
-    scale = {"WindowedNearest", "OnePageMetadata"}  # the scale tier comes next
-    assert sorted(defect for defect, *_ in POINTERS) == sorted(set(DEFECTS) - scale)
+    assert sorted(defect for defect, *_ in POINTERS) == sorted(DEFECTS)
 
 
 @pytest.mark.parametrize(("defect", "selection", "failing_test", "pointer"), POINTERS, ids=[p[0] for p in POINTERS])
@@ -90,6 +91,22 @@ def test_seeded_defect_fails_with_a_pointer(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([f"FAILED *::{failing_test}*"])
     assert pointer in result.stdout.str()
+
+
+def test_a_window_covering_the_corpus_passes_the_scale_tier(pytester: pytest.Pytester) -> None:
+    """The same windowed store, once its window holds every document, is exact: the tier passes it."""
+    result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:WindowedNearest",
+                                "--backend-option", "window=1000000", "-k", "test_scale_tier")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_scale_tier_takes_a_larger_corpus_on_request(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--backend", "reference", "--conformance-scale", "20000",
+                                "-k", "test_scale_tier")
+    result.assert_outcomes(passed=1)
+    off = pytester.runpytest(*SUITE, "--backend", "reference", "--conformance-scale", "0", "-k", "test_scale_tier",
+                             "-rs")
+    off.assert_outcomes(skipped=1)
 
 
 def test_a_missing_open_ended_window_fails_an_eligibility_test_first(pytester: pytest.Pytester) -> None:

@@ -19,8 +19,8 @@ look at when it fails.
 The checks run in this order (pytest runs base classes' tests before subclasses',
 from the last base to the first): the exact eligibility checks first (dates,
 identities, every fail-closed class), so that the first failure names the clause at
-fault; then the store contract, lifecycle, the generated property, and placement last,
-whose failures can also follow from a clause failing earlier.
+fault; then the store contract, lifecycle, the generated property, placement, and
+the scale tier last, whose failures can also follow from a clause failing earlier.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from filterproof.conformance.generative import GeneratedChecks
 from filterproof.conformance.identity import IdentityChecks
 from filterproof.conformance.lifecycle import LifecycleChecks
 from filterproof.conformance.placement import PlacementChecks
+from filterproof.conformance.scale_tier import ScaleChecks
 
 
 class AdapterFixtures:
@@ -60,6 +61,6 @@ class AdapterFixtures:
         return native
 
 
-class AdapterConformanceTests(PlacementChecks, GeneratedChecks, LifecycleChecks, ContractChecks,
+class AdapterConformanceTests(ScaleChecks, PlacementChecks, GeneratedChecks, LifecycleChecks, ContractChecks,
                               FixtureChecks, IdentityChecks, DateChecks, AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""
