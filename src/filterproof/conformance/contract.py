@@ -38,7 +38,11 @@ class ContractChecks:
     """
 
     def test_search_results_are_cosine_best_first_and_clamped(self, adapter: Adapter) -> None:
-        """k beyond the count is clamped, k = 0 returns nothing, scores are cosines in order."""
+        """k beyond the count is clamped, k = 0 returns nothing, scores are cosines in order.
+
+        If this fails: return cosine similarity (not a distance), best first; clamp k to
+        the collection's size instead of raising; answer k = 0 with an empty list.
+        """
         three(adapter)
         hits = adapter.search(vec(1, 0, 0), 100, None)
         assert [h.id for h in hits][:1] == ["a1"] and len(hits) == 3
@@ -48,7 +52,10 @@ class ContractChecks:
         assert adapter.search(vec(1, 0, 0), 0, None) == []
 
     def test_batched_search_answers_like_single_searches(self, adapter: Adapter) -> None:
-        """``search_batch`` (when present) returns one list per query, in order, each honouring its filter."""
+        """``search_batch`` (when present) returns one list per query, in order, each honouring its filter.
+
+        If this fails: the batch reordered its answers, or applied one filter to all.
+        """
         policy = three(adapter)
         where = policy if adapter.capabilities.native_filter else None
         queries = np.stack([vec(1, 0, 0), vec(0, 1, 0), vec(0.1, 1, 1)])
@@ -60,13 +67,20 @@ class ContractChecks:
             assert [[h.id for h in hits] for hits in batch] == [["a1"], ["b1"], ["b1"]]
 
     def test_reset_empties_the_index(self, adapter: Adapter) -> None:
-        """After ``reset`` nothing from before is returned."""
+        """After ``reset`` nothing from before is returned.
+
+        If this fails: ``reset`` must drop (or empty) the collection, not only forget its handle.
+        """
         three(adapter)
         adapter.reset(3)
         assert adapter.search(vec(1, 0, 0), 5, None) == []
 
     def test_a_vector_of_the_wrong_length_is_refused(self, adapter: Adapter) -> None:
-        """Upserting a vector whose length is not the index's dimension raises ValueError."""
+        """Upserting a vector whose length is not the index's dimension raises ValueError.
+
+        If this fails: check the shape before writing; a store that pads, truncates or
+        raises its own error type hides the caller's mistake.
+        """
         three(adapter)
         with pytest.raises(ValueError):
             adapter.upsert([Record("bad", vec(1, 0), sc.meta(logical_id="bad"))])

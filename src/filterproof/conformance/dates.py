@@ -111,8 +111,8 @@ class DateChecks:
     def test_as_of_is_a_calendar_day_in_any_process_time_zone(self, native: Adapter, zone: str) -> None:
         """The window is the same under any process time zone: as_of is a calendar day, not local midnight.
 
-        Runs with the process's ``TZ`` set to UTC+14 and to UTC-12 (restored after). If
-        this fails: as_of (or a stored date) went through local time, e.g. a naive
+        Runs with the process's ``TZ`` set to UTC+14 and to UTC-12 (restored after).
+        If this fails: as_of (or a stored date) went through local time, e.g. a naive
         ``datetime.combine(as_of, time()).timestamp()``; build instants with an explicit
         ``tzinfo=UTC``, or compare dates as ``YYYYMMDD`` integers.
         """

@@ -164,8 +164,8 @@ class GeneratedChecks:
         eligible one) and principals aimed at them: the native filter returns exactly the policy's set.
 
         Runs ``--conformance-examples`` examples (default 60; env
-        FILTERPROOF_CONFORMANCE_EXAMPLES; ``--hypothesis-seed N`` reproduces a run). If
-        this fails: the message names the principal and the documents wrongly admitted
+        FILTERPROOF_CONFORMANCE_EXAMPLES; ``--hypothesis-seed N`` reproduces a run).
+        If this fails: the message names the principal and the documents wrongly admitted
         (a leak) or wrongly excluded, with their metadata, then the smallest failing
         world (the documents and principals that still fail); hypothesis prints the
         whole world as "Falsifying example". Approximate adapters may miss up to their
