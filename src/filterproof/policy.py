@@ -9,9 +9,10 @@ A document may be used by a principal at a date ``as_of`` when all of these hold
 * ``valid_from <= as_of < valid_until`` (``valid_until`` absent or null: open-ended).
 
 Everything fails closed. Metadata that cannot be judged (a required field missing,
-groups empty / not a list / not all strings, a date that is not ``YYYY-MM-DD``, a
-revision that is not an integer, a tenant/logical_id with no entry in the active
-map) makes a document *malformed*: it is indexed and counted, never eligible.
+groups empty / not a list / not all strings, an identity string holding U+0000 or a
+lone surrogate, a date that is not ``YYYY-MM-DD``, a revision that is not a 64-bit
+integer, a tenant/logical_id with no entry in the active map) makes a document
+*malformed*: it is indexed and counted, never eligible.
 
 This module is the oracle, written for reading: one small function per check.
 ``columns.PolicyColumns`` evaluates the same predicate over all documents at once
@@ -31,6 +32,9 @@ from datetime import date
 from typing import Any
 
 ACTIVE_STATUS = "active"
+NUL = "\x00"
+"""Never part of an identity: C strings (SQLite's JSON functions among them) end at it, so
+``"acme\\x00evil"`` would read as ``"acme"`` in one store and not in another."""
 REQUIRED_FIELDS = ("tenant", "logical_id", "revision", "status", "groups", "valid_from")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -160,6 +164,9 @@ def bad_identity(meta: Mapping[str, Any]) -> str | None:
     if "/" in meta["tenant"]:
         # tenant/logical_id keys the active map; a slash would make keys ambiguous.
         return "tenant contains '/'"
+    for name in ("tenant", "logical_id", "status"):
+        if NUL in meta[name]:
+            return f"{name} contains U+0000"
     return None
 
 
@@ -173,6 +180,8 @@ def bad_groups(meta: Mapping[str, Any]) -> str | None:
         return "groups has a non-string"
     if not all(is_text(g) for g in groups):
         return "groups has a string that is not valid text (a lone surrogate)"
+    if any(NUL in g for g in groups):
+        return "a group contains U+0000"
     return None
 
 

@@ -130,3 +130,14 @@ def mismatch(got: set[str], want: set[str], docs: Mapping[str, Mapping[str, Any]
 
 def ids_of(hits: Sequence[Hit]) -> list[str]:
     return [h.id for h in hits]
+
+
+def asked(where: PolicyFilter) -> str:
+    """The principal and date of a filter, for a message: ``tenant 'acme' groups ('eng',) as of 2026-09-08``."""
+    return f"tenant {where.principal.tenant!r} groups {where.principal.groups!r} as of {where.as_of}"
+
+
+def expect_policy(s: Scenario, where: PolicyFilter, label: str) -> None:
+    """The native filter returns exactly the policy's eligible set; else a message naming the documents."""
+    got, want = s.native_ids(where), s.policy_ids(where)
+    assert got == want, f"{label} ({asked(where)}): {mismatch(got, want, s.docs)}"
