@@ -39,6 +39,7 @@ class Builtin:
 
 
 _ADAPTERS = "filterproof.adapters"
+_BRIDGES = f"{_ADAPTERS}.bridges"
 BUILTIN: dict[str, Builtin] = {
     "reference": Builtin(f"{_ADAPTERS}.reference:ReferenceAdapter", None, None,
                          "exact in-memory cosine search; the oracle"),
@@ -55,6 +56,19 @@ BUILTIN: dict[str, Builtin] = {
     "qdrant-server": Builtin(f"{_ADAPTERS}.qdrant:QdrantServerAdapter",
                              f"{_ADAPTERS}.qdrant.options:QdrantServerOptions", "qdrant",
                              "a Qdrant server at QDRANT_URL"),
+    # Bridges: the same engines through the framework integrations applications call (adapters/bridges).
+    "langchain-chroma": Builtin(f"{_BRIDGES}.langchain_stores:LangChainChromaBridge",
+                                f"{_BRIDGES}.options:ChromaBridgeOptions", "langchain",
+                                "LangChain's Chroma integration (langchain-chroma), in process"),
+    "langchain-qdrant": Builtin(f"{_BRIDGES}.langchain_stores:LangChainQdrantBridge",
+                                f"{_BRIDGES}.options:QdrantBridgeOptions", "langchain",
+                                "LangChain's Qdrant integration (langchain-qdrant), local mode"),
+    "llamaindex-chroma": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexChromaBridge",
+                                 f"{_BRIDGES}.options:ChromaBridgeOptions", "llamaindex",
+                                 "LlamaIndex's ChromaVectorStore, in process"),
+    "llamaindex-qdrant": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexQdrantBridge",
+                                 f"{_BRIDGES}.options:QdrantBridgeOptions", "llamaindex",
+                                 "LlamaIndex's QdrantVectorStore, local mode"),
 }
 
 
