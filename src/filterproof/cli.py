@@ -121,3 +121,6 @@ def version() -> None:
 from filterproof.scale.commands import register as _register_scale  # noqa: E402
 
 _register_scale(app)
+from filterproof.matrix.commands import register as _register_matrix  # noqa: E402
+
+_register_matrix(app)

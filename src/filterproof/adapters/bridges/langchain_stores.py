@@ -38,7 +38,7 @@ from qdrant_client import QdrantClient, models
 from filterproof.adapters.base import Capabilities, Record
 from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors
 from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdrant_compiler
-from filterproof.adapters.bridges.options import ChromaBridgeOptions, QdrantBridgeOptions
+from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, QdrantBridgeOptions
 from filterproof.adapters.chroma.store import RECALL_TOLERANCE, client_settings, hnsw_configuration
 from filterproof.adapters.chroma.where import stored_metadata
 from filterproof.adapters.qdrant.payload import ID, point_id, stored_payload
@@ -87,16 +87,17 @@ class _LangChainBridge(BridgeAdapter):
     def _remove(self, ids: Sequence[str]) -> None:
         self.store.delete(ids=self._store_ids(ids))
 
-    def _query(self, vector: np.ndarray, k: int, native: Any | None) -> list[tuple[str, float | None]]:
-        opts, row = self.options, vector.tolist()
+    def _query(self, vector: np.ndarray, k: int, native: Any | None,
+               path: Path | None = None) -> list[tuple[str, float | None]]:
+        opts, row, path = self.options, vector.tolist(), path or self.options.path
         extra = {} if native is None else {"filter": native}
-        if opts.path == "plain":
+        if path == "plain":
             return [(self._doc_id(d), s) for d, s in self._plain(row, k, native)]
-        if opts.path == "score_threshold":
+        if path == "score_threshold":
             found = self.store.similarity_search_with_relevance_scores(
                 self.keys.key(vector), k=k, score_threshold=opts.score_threshold, **extra)
             return [(self._doc_id(d), self._cosine_of_relevance(r)) for d, r in found]
-        if opts.path == "mmr":
+        if path == "mmr":
             fetch_k = min(max(k, opts.fetch_k), len(self._vectors))
             docs = self.store.max_marginal_relevance_search_by_vector(
                 row, k=k, fetch_k=fetch_k, lambda_mult=opts.lambda_mult, **extra)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 import uuid
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -40,7 +41,7 @@ from qdrant_client import QdrantClient
 from filterproof.adapters.base import Capabilities, Record
 from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors
 from filterproof.adapters.bridges.llamaindex_filters import Groups, compile_partitions, node_metadata
-from filterproof.adapters.bridges.options import ChromaBridgeOptions, QdrantBridgeOptions
+from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, QdrantBridgeOptions
 from filterproof.adapters.chroma.store import RECALL_TOLERANCE, client_settings, hnsw_configuration
 from filterproof.adapters.qdrant.payload import ID, point_id
 from filterproof.policy import PolicyFilter
@@ -84,9 +85,11 @@ class _LlamaIndexBridge(BridgeAdapter):
         self.store = self._new_store(dim)
         self._index: VectorStoreIndex | None = None
 
+    def _metadata(self, record: Record) -> dict[str, Any]:
+        return node_metadata(record.id, record.metadata, self.groups)
+
     def _add(self, records: Sequence[Record]) -> None:
-        self.store.add([TextNode(id_=self._node_id(r.id), text=DOC_PREFIX + r.id,
-                                 metadata=node_metadata(r.id, r.metadata, self.groups),
+        self.store.add([TextNode(id_=self._node_id(r.id), text=DOC_PREFIX + r.id, metadata=self._metadata(r),
                                  embedding=np.asarray(r.vector, dtype=np.float32).tolist()) for r in records])
 
     def _remove(self, ids: Sequence[str]) -> None:
@@ -100,14 +103,15 @@ class _LlamaIndexBridge(BridgeAdapter):
             self._index = VectorStoreIndex.from_vector_store(self.store, embed_model=ShimEmbedding(self.keys))
         return self._index.as_retriever(similarity_top_k=k, filters=native).retrieve(self.keys.key(vector))
 
-    def _query(self, vector: np.ndarray, k: int, native: Any | None) -> list[tuple[str, float | None]]:
-        opts = self.options
-        if opts.path in ("retriever", "score_threshold"):
+    def _query(self, vector: np.ndarray, k: int, native: Any | None,
+               path: Path | None = None) -> list[tuple[str, float | None]]:
+        opts, path = self.options, path or self.options.path
+        if path in ("retriever", "score_threshold"):
             nodes = self._retrieve(vector, k, native)
-            if opts.path == "score_threshold":
+            if path == "score_threshold":
                 nodes = SimilarityPostprocessor(similarity_cutoff=opts.score_threshold).postprocess_nodes(nodes)
             return [(str(n.node.metadata[ID]), self._cosine(n.score)) for n in nodes if n.score is not None]
-        mmr = opts.path == "mmr"
+        mmr = path == "mmr"
         query = VectorStoreQuery(query_embedding=np.asarray(vector, dtype=np.float32).tolist(), similarity_top_k=k,
                                  filters=native, mode=VectorStoreQueryMode.MMR if mmr else VectorStoreQueryMode.DEFAULT,
                                  mmr_threshold=opts.lambda_mult if mmr else None)
@@ -170,6 +174,11 @@ class LlamaIndexQdrantBridge(_LlamaIndexBridge):
 
     def _node_id(self, doc_id: str) -> str:
         return point_id(doc_id)  # Qdrant takes UUIDs and integers only; our id stays in fp_id
+
+    def _add(self, records: Sequence[Record]) -> None:
+        with warnings.catch_warnings():  # its first add creates a doc_id payload index, a no-op in local mode
+            warnings.filterwarnings("ignore", message="Payload indexes have no effect")
+            super()._add(records)
 
     def _cosine(self, similarity: float) -> float:
         return similarity
