@@ -22,7 +22,9 @@ from filterproof.congruence import differences, eligible_sets, policy_sets
 from filterproof.runner import Prepared, Settings, StrategyRun, index, run_backend
 
 BACKENDS = ["chroma", "chroma-server", "qdrant-edge", "qdrant-local",
-            pytest.param("qdrant-server", marks=pytest.mark.docker)]
+            pytest.param("qdrant-server", marks=pytest.mark.docker),
+            # The bridges: the same engines through LangChain and LlamaIndex (adapters/bridges), default path.
+            "langchain-chroma", "langchain-qdrant", "llamaindex-chroma", "llamaindex-qdrant"]
 METRICS = ("recall", "arecall", "arecall_nonempty", "unusable", "precision", "ndcg")
 
 

@@ -15,7 +15,7 @@ other comparison.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Op = Literal["eq", "in", "contains", "contains_any", "lte", "gt", "is_empty"]
@@ -48,6 +48,12 @@ class Probe:
     docs: Mapping[str, Mapping[str, Any]]
     expr: Expr
     expected: frozenset[str]
+    readd: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Documents added again, same id, through the framework's add path after the first write
+    (LangChain's ``add_documents`` is documented "add or update"); the answer is on the new metadata."""
+
+    def final_docs(self) -> dict[str, Mapping[str, Any]]:
+        return {**self.docs, **self.readd}
 
 
 def _compare(op: Op, have: Any, want: Any) -> bool:
@@ -80,8 +86,9 @@ def matches(expr: Expr, meta: Mapping[str, Any]) -> bool:
     raise TypeError(f"unknown expression {expr!r}")
 
 
-def _probe(name: str, description: str, docs: dict[str, dict[str, Any]], expr: Expr, *expected: str) -> Probe:
-    return Probe(name, description, docs, expr, frozenset(expected))
+def _probe(name: str, description: str, docs: dict[str, dict[str, Any]], expr: Expr, *expected: str,
+           readd: dict[str, dict[str, Any]] | None = None) -> Probe:
+    return Probe(name, description, docs, expr, frozenset(expected), readd or {})
 
 
 COLORS = {"red": {"color": "red", "n": 1}, "blue": {"color": "blue", "n": 5}, "green": {"color": "green", "n": 7},
@@ -93,6 +100,7 @@ DAYS = {f"d{d[5:]}": {"day": d} for d in ("2026-01-01", "2026-09-07", "2026-09-0
 MISSING = {"set": {"owner": "ana", "k": 1}, "absent": {"k": 1}, "null": {"owner": None, "k": 1}}
 NESTED = {"red1": {"color": "red", "n": 1}, "red5": {"color": "red", "n": 5}, "blue7": {"color": "blue", "n": 7},
           "green9": {"color": "green", "n": 9}}
+REVOKED = {"doc": {"color": "red", "tier": "secret"}, "other": {"color": "blue"}}
 TRICKY = {"dollar-or": {"color": "$or"}, "sql": {"color": "x' OR '1'='1"}, "red": {"color": "red"},
           "dollar-ne": {"color": "$ne"}}
 
@@ -110,10 +118,12 @@ PROBES: tuple[Probe, ...] = (
     _probe("and_or", "(color == 'red' OR color == 'blue') AND n > 2", NESTED,
            All((AnyOf((Cmp("eq", "color", "red"), Cmp("eq", "color", "blue"))), Cmp("gt", "n", 2))),
            "red5", "blue7"),
-    _probe("or_empty", "an OR of no clauses admits nothing (a principal whose group list is empty)", COLORS,
-           AnyOf(())),
+    _probe("or_empty", "n > 0 AND (an OR of no clauses) admits nothing (a principal with no groups)", COLORS,
+           All((Cmp("gt", "n", 0), AnyOf(())))),
     _probe("null_vs_empty", "owner == '' matches neither a null nor an absent owner", MISSING,
            Cmp("eq", "owner", "")),
+    _probe("readd", "re-add 'doc' without its 'tier': tier == 'secret' then admits nothing (a revocation)",
+           REVOKED, Cmp("eq", "tier", "secret"), readd={"doc": {"color": "red"}}),
     _probe("operator_value", "color == '$or' (a value that looks like an operator)", TRICKY,
            Cmp("eq", "color", "$or"), "dollar-or"),
     _probe("sql_value", "color == \"x' OR '1'='1\" (a value that looks like SQL)", TRICKY,

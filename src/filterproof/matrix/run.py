@@ -95,6 +95,9 @@ def run_probe(target: Target, probe: Probe, paths: Sequence[str]) -> list[Cell]:
         try:
             store.reset(DIM)
             store.upsert(records)
+            vectors = {r.id: r.vector for r in records}
+            if probe.readd:  # the framework's own add path, as an application re-ingests: no delete first
+                store._add([Record(i, vectors[i], dict(m)) for i, m in probe.readd.items()])
         except Exception as error:
             return every("raises", "writing: " + _short(error))
         cells = []
