@@ -12,7 +12,7 @@ from rich.table import Table
 
 from filterproof.adapters.bridges.options import PATHS
 from filterproof.matrix.probes import PROBES
-from filterproof.matrix.run import Matrix
+from filterproof.matrix.run import Cell, Matrix
 
 MARK = {"works": "ok", "ignored": "IGNORED", "wrong": "WRONG", "raises": "raises", "unsupported": "n/a"}
 STYLE = {"works": "green", "ignored": "bold red", "wrong": "bold red", "raises": "yellow", "unsupported": "dim"}
@@ -49,15 +49,24 @@ def render_console(console: Console, matrix: Matrix) -> None:
     console.print("versions: " + ", ".join(f"{k} {v}" for k, v in sorted(matrix.versions.items())), highlight=False)
 
 
+def _mark(cell: Cell | None) -> str:
+    if cell is None:
+        return ""
+    return f"**{MARK[cell.verdict]}**" if cell.verdict in ("ignored", "wrong") else MARK[cell.verdict]
+
+
 def to_markdown(matrix: Matrix) -> str:
+    """One row per integration when its search paths all agree ("all N"), else one row per path."""
     probes = _probes(matrix)
     lines = ["| integration / language | path | " + " | ".join(probes) + " |",
              "|---|---|" + "---|" * len(probes)]
-    for target, path in _rows(matrix):
-        cells = [matrix.verdict(target, probe, path) for probe in probes]
-        marks = [(f"**{MARK[c.verdict]}**" if c.verdict in ("ignored", "wrong") else MARK[c.verdict]) if c else ""
-                 for c in cells]
-        lines.append(f"| {target} | {path} | " + " | ".join(marks) + " |")
+    rows = _rows(matrix)
+    for target in dict.fromkeys(t for t, _ in rows):
+        paths = [p for t, p in rows if t == target]
+        marks = {p: [_mark(matrix.verdict(target, probe, p)) for probe in probes] for p in paths}
+        if len({tuple(m) for m in marks.values()}) == 1:
+            marks = {f"all {len(paths)}": marks[paths[0]]}
+        lines += [f"| {target} | {path} | " + " | ".join(m) + " |" for path, m in marks.items()]
     lines += ["", LEGEND + ".", "", "Probes:", ""]
     lines += [f"- `{p.name}`: {p.description}" for p in PROBES if p.name in probes]
     lines += ["", "Measured with " + ", ".join(f"{k} {v}" for k, v in sorted(matrix.versions.items())) + "."]
