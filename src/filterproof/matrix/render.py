@@ -70,8 +70,12 @@ def to_markdown(matrix: Matrix) -> str:
     lines += ["", LEGEND + ".", "", "Probes:", ""]
     lines += [f"- `{p.name}`: {p.description}" for p in PROBES if p.name in probes]
     lines += ["", "Measured with " + ", ".join(f"{k} {v}" for k, v in sorted(matrix.versions.items())) + "."]
-    silent = [c for c in matrix.cells if c.verdict in ("ignored", "wrong")]
+    silent: dict[tuple[str, str, str, str], list[str]] = {}
+    for c in matrix.cells:
+        if c.verdict in ("ignored", "wrong"):
+            silent.setdefault((c.target, c.probe, str(c.got), str(c.expected)), []).append(c.path)
     if silent:
-        lines += ["", "Silent failures (returned, expected):", ""]
-        lines += [f"- {c.target} `{c.probe}` ({c.path}): {c.got}, expected {c.expected}" for c in silent]
+        lines += ["", "Silent failures:", ""]
+        lines += [f"- {target} `{probe}` ({', '.join(paths)}): returned {got}, expected {expected}"
+                  for (target, probe, got, expected), paths in silent.items()]
     return "\n".join(lines) + "\n"
