@@ -16,8 +16,9 @@ shim does not know raises instead of being embedded by anything else.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,20 @@ class KeyedVectors:
             self._vectors.clear()
         self._vectors[key] = row.tolist()
         return key
+
+    @contextlib.contextmanager
+    def query(self, vector: np.ndarray) -> Iterator[str]:
+        """A query key valid for one call."""
+        key = self.key(vector)
+        try:
+            yield key
+        finally:
+            self.forget([key])
+
+    def forget(self, keys: Sequence[str]) -> None:
+        """Drop keys once their call is done (document keys live only for the duration of one add)."""
+        for key in keys:
+            self._vectors.pop(key, None)
 
     def __call__(self, text: str) -> list[float]:
         try:

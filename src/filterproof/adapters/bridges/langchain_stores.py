@@ -81,8 +81,11 @@ class _LangChainBridge(BridgeAdapter):
 
     def _add(self, records: Sequence[Record]) -> None:
         texts = [self.keys.key(r.vector, DOC_PREFIX, r.id) for r in records]
-        self.store.add_texts(texts, metadatas=[self._metadata(r) for r in records],
-                             ids=self._store_ids([r.id for r in records]))
+        try:
+            self.store.add_texts(texts, metadatas=[self._metadata(r) for r in records],
+                                 ids=self._store_ids([r.id for r in records]))
+        finally:
+            self.keys.forget(texts)
 
     def _remove(self, ids: Sequence[str]) -> None:
         self.store.delete(ids=self._store_ids(ids))
@@ -94,8 +97,9 @@ class _LangChainBridge(BridgeAdapter):
         if path == "plain":
             return [(self._doc_id(d), s) for d, s in self._plain(row, k, native)]
         if path == "score_threshold":
-            found = self.store.similarity_search_with_relevance_scores(
-                self.keys.key(vector), k=k, score_threshold=opts.score_threshold, **extra)
+            with self.keys.query(vector) as query:
+                found = self.store.similarity_search_with_relevance_scores(
+                    query, k=k, score_threshold=opts.score_threshold, **extra)
             return [(self._doc_id(d), self._cosine_of_relevance(r)) for d, r in found]
         if path == "mmr":
             fetch_k = min(max(k, opts.fetch_k), len(self._vectors))
@@ -103,7 +107,9 @@ class _LangChainBridge(BridgeAdapter):
                 row, k=k, fetch_k=fetch_k, lambda_mult=opts.lambda_mult, **extra)
             return [(self._doc_id(d), None) for d in docs]
         retriever = self.store.as_retriever(search_kwargs={"k": k, **extra})
-        return [(self._doc_id(d), None) for d in retriever.invoke(self.keys.key(vector))]
+        with self.keys.query(vector) as query:
+            docs = retriever.invoke(query)
+        return [(self._doc_id(d), None) for d in docs]
 
 
 class LangChainChromaBridge(_LangChainBridge):

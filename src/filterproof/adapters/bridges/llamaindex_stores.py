@@ -101,7 +101,8 @@ class _LlamaIndexBridge(BridgeAdapter):
     def _retrieve(self, vector: np.ndarray, k: int, native: MetadataFilters | None) -> list[NodeWithScore]:
         if self._index is None:
             self._index = VectorStoreIndex.from_vector_store(self.store, embed_model=ShimEmbedding(self.keys))
-        return self._index.as_retriever(similarity_top_k=k, filters=native).retrieve(self.keys.key(vector))
+        with self.keys.query(vector) as query:
+            return self._index.as_retriever(similarity_top_k=k, filters=native).retrieve(query)
 
     def _query(self, vector: np.ndarray, k: int, native: Any | None,
                path: Path | None = None) -> list[tuple[str, float | None]]:
