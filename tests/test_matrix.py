@@ -51,6 +51,9 @@ FINDINGS: dict[tuple[str, str], str] = {
     ("llamaindex-qdrant/MetadataFilters", "or_empty"): "llama-index-vector-stores-qdrant "
                                                        "{llama-index-vector-stores-qdrant}: a nested MetadataFilters "
                                                        "with no filters is skipped (its clause vanishes)",
+    ("llamaindex-lancedb/MetadataFilters", "sql_value"): "llama-index-vector-stores-lancedb "
+                                                          "{llama-index-vector-stores-lancedb}: a string value is "
+                                                          "pasted into the SQL filter unescaped (x' OR '1'='1)",
     ("langchain-qdrant/native", "or_empty"): "qdrant-client {qdrant-client} (as the server): Filter(should=[]) is no "
                                              "constraint; langchain-qdrant passes it through",
     ("langchain-qdrant/translator", "or_empty"): "langchain-community {langchain-community} QdrantTranslator renders "
@@ -63,7 +66,7 @@ def finding(target: str, probe: str) -> str | None:
     if reason is None:
         return None
     for package in ("langchain-chroma", "langchain-community", "qdrant-client", "llama-index-vector-stores-chroma",
-                    "llama-index-vector-stores-qdrant"):
+                    "llama-index-vector-stores-qdrant", "llama-index-vector-stores-lancedb"):
         reason = reason.replace("{" + package + "}", installed(package))
     return f"finding, operator {probe}: {reason}"
 

@@ -66,6 +66,8 @@ TARGETS: tuple[Target, ...] = (
            (*LLAMAINDEX, "llama-index-vector-stores-chroma", "chromadb")),
     Target("llamaindex-qdrant", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexQdrantProbe",
            (*LLAMAINDEX, "llama-index-vector-stores-qdrant", "qdrant-client")),
+    Target("llamaindex-lancedb", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexLanceDBProbe",
+           (*LLAMAINDEX, "llama-index-vector-stores-lancedb", "lancedb")),
 )
 
 
@@ -80,6 +82,8 @@ def __getattr__(name: str) -> Any:
         from filterproof.adapters.bridges import langchain_stores as module
     elif name in ("LlamaIndexChromaProbe", "LlamaIndexQdrantProbe"):
         from filterproof.adapters.bridges import llamaindex_stores as module
+    elif name == "LlamaIndexLanceDBProbe":
+        from filterproof.adapters.bridges import llamaindex_lancedb as module
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     base = getattr(module, name.replace("Probe", "Bridge"))
