@@ -107,3 +107,16 @@ class TestLlamaIndexQdrant(AdapterConformanceTests):
     @pytest.fixture(params=BRIDGE_PATHS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
         yield from bridge("llamaindex-qdrant", request.param)
+
+
+# The PostgreSQL bridges need a server: PGVECTOR_DSN, or the pgvector backend's throwaway one; skipped otherwise.
+class TestLangChainPgvector(AdapterConformanceTests):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge("langchain-pgvector", "plain")
+
+
+class TestLlamaIndexPgvector(AdapterConformanceTests):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge("llamaindex-pgvector", "plain")

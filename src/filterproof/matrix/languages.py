@@ -8,8 +8,10 @@ records as "raises". Frameworks are imported inside the functions that need them
 * ``chroma_where``: a Chroma ``where`` dict, what langchain-chroma's ``filter=`` takes.
 * ``qdrant_filter``: a ``qdrant_client.models.Filter`` over ``metadata.<key>``, what
   langchain-qdrant's ``filter=`` takes.
+* ``pgvector_dict``: langchain-postgres's ``$``-operator dict, what langchain-pgvector's ``filter=`` takes.
 * ``structured``: LangChain's ``StructuredQuery`` filter, then a langchain-community
-  translator (``ChromaTranslator`` / ``QdrantTranslator``), the self-query path.
+  translator (langchain-community's ``ChromaTranslator`` / ``QdrantTranslator``, langchain-postgres's
+  ``PGVectorTranslator``), the self-query path.
 * ``metadata_filters``: LlamaIndex ``MetadataFilters`` (ANY for "contains any", the
   documented operator; IS_EMPTY for "missing or null").
 """
@@ -77,6 +79,24 @@ def qdrant_filter(expr: Expr, prefix: str = "metadata.") -> Any:
     return found if isinstance(found, models.Filter) else models.Filter(must=[found])
 
 
+# -- langchain-postgres filter dict (langchain-pgvector, native) --------------------------
+
+
+def pgvector_dict(expr: Expr) -> dict[str, Any]:
+    match expr:
+        case Cmp("eq" | "in" | "lte" | "gt" as op, key, value):
+            return {key: {"$" + op: value}}
+        case Cmp("contains" | "contains_any"):
+            raise Unsupported("langchain-postgres has no operator that looks inside a JSON list")
+        case Cmp("is_empty"):
+            raise Unsupported("langchain-postgres has $exists (absence) but no null test")
+        case All(parts):
+            return _chroma_join("$and", [pgvector_dict(p) for p in parts])
+        case AnyOf(parts):
+            return _chroma_join("$or", [pgvector_dict(p) for p in parts])
+    raise TypeError(f"unknown expression {expr!r}")
+
+
 # -- LangChain StructuredQuery and its translators ------------------------------------
 
 
@@ -112,6 +132,10 @@ def translated(expr: Expr, store: str) -> Any:
         from langchain_community.query_constructors.chroma import ChromaTranslator as Translator
 
         translator: Any = Translator()
+    elif store == "pgvector":  # langchain-postgres ships its own (the one SelfQueryRetriever picks for it)
+        from langchain_postgres import PGVectorTranslator
+
+        translator = PGVectorTranslator()
     else:
         from langchain_community.query_constructors.qdrant import QdrantTranslator
 

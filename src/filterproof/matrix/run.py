@@ -25,6 +25,7 @@ import numpy as np
 
 from filterproof.adapters.base import Record
 from filterproof.adapters.bridges.options import PATHS
+from filterproof.errors import BackendUnavailable
 from filterproof.matrix.languages import Unsupported
 from filterproof.matrix.probes import PROBES, Probe
 from filterproof.matrix.targets import TARGETS, Target
@@ -123,6 +124,9 @@ def run_matrix(targets: Sequence[Target] = TARGETS, probes: Sequence[Probe] = PR
         except ImportError as error:
             extra = target.backend.split("-")[0]
             matrix.skipped[target.name] = f"not installed ({error.name}): pip install 'filterproof[{extra}]'"
+            continue
+        except BackendUnavailable as error:  # a server-backed integration with no server here
+            matrix.skipped[target.name] = str(error)
             continue
         matrix.versions.update(target.versions())
         for probe in probes:

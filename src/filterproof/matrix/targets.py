@@ -66,6 +66,12 @@ TARGETS: tuple[Target, ...] = (
            (*LLAMAINDEX, "llama-index-vector-stores-chroma", "chromadb")),
     Target("llamaindex-qdrant", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexQdrantProbe",
            (*LLAMAINDEX, "llama-index-vector-stores-qdrant", "qdrant-client")),
+    Target("langchain-pgvector", "native", languages.pgvector_dict, f"{_HERE}:LangChainPgvectorProbe",
+           (*LANGCHAIN, "langchain-postgres", "psycopg")),
+    Target("langchain-pgvector", "translator", lambda e: languages.translated(e, "pgvector"),
+           f"{_HERE}:LangChainPgvectorProbe", (*LANGCHAIN, "langchain-postgres", "psycopg")),
+    Target("llamaindex-pgvector", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexPgvectorProbe",
+           (*LLAMAINDEX, "llama-index-vector-stores-postgres")),
     Target("llamaindex-lancedb", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexLanceDBProbe",
            (*LLAMAINDEX, "llama-index-vector-stores-lancedb", "lancedb")),
 )
@@ -84,6 +90,8 @@ def __getattr__(name: str) -> Any:
         from filterproof.adapters.bridges import llamaindex_stores as module
     elif name == "LlamaIndexLanceDBProbe":
         from filterproof.adapters.bridges import llamaindex_lancedb as module
+    elif name in ("LangChainPgvectorProbe", "LlamaIndexPgvectorProbe"):
+        from filterproof.adapters.bridges import pgvector as module
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     base = getattr(module, name.replace("Probe", "Bridge"))

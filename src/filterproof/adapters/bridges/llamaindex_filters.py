@@ -25,6 +25,7 @@ Groups are the one clause the integrations disagree on (``Groups``):
   The documented operator is ANY ("contains any"), but ``QdrantVectorStore`` 0.10.4
   raises ``NotImplementedError`` for ANY and CONTAINS; IN becomes Qdrant's ``MatchAny``,
   which matches a list field when any element is in the list.
+* ``"any"`` (llamaindex-pgvector): the list and ANY, which ``PGVectorStore`` renders as ``?|``.
 * ``"flags"`` (llamaindex-chroma): ``ChromaVectorStore`` keeps ``flat_metadata=True`` and
   refuses a list value at ``add``, and translates neither ANY nor CONTAINS (ValueError),
   so each group is its own key, ``fp_group:<name>: 1``, and the clause is an OR of EQ.
@@ -58,7 +59,7 @@ from filterproof.adapters.chroma.where import (
 from filterproof.adapters.qdrant.payload import ID
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal
 
-Groups = Literal["list", "flags"]
+Groups = Literal["list", "any", "flags"]
 GROUP_FLAG = "fp_group:"
 Clause = MetadataFilter | MetadataFilters
 
@@ -114,6 +115,8 @@ def groups_clause(principal: Principal, groups: Groups) -> Clause:
         return match_nothing()
     if groups == "list":
         return MetadataFilter(key=GROUPS, operator=FilterOperator.IN, value=distinct)
+    if groups == "any":  # the documented "contains any" (PGVectorStore: ?| on the JSON array)
+        return MetadataFilter(key=GROUPS, operator=FilterOperator.ANY, value=distinct)
     if groups == "flags":
         return any_of([equals(GROUP_FLAG + g, 1) for g in distinct])
     raise ValueError(f"unknown groups encoding {groups!r}")

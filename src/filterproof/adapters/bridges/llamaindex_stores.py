@@ -119,7 +119,8 @@ class _LlamaIndexBridge(BridgeAdapter):
         # ChromaVectorStore reads the MMR settings from keyword arguments, not from the query.
         extra = {"mmr_threshold": opts.lambda_mult, "mmr_prefetch_k": max(k, opts.fetch_k)} if mmr else {}
         result = self.store.query(query, **extra)
-        scores = result.similarities or [None] * len(result.nodes)
+        # MMR's similarities are MMR scores in some stores (PGVectorStore), not cosines: computed from our vectors.
+        scores = [None] * len(result.nodes) if mmr or not result.similarities else result.similarities
         return [(str(node.metadata[ID]), None if s is None else self._cosine(s))
                 for node, s in zip(result.nodes, scores, strict=True)]
 
