@@ -3,7 +3,7 @@
 The conformance suite's tenant and group names hold no quote; an application's may
 (``o'brien``), and an integration that pastes values into SQL text turns one into a
 syntax error or into a wider filter. Every bridge must keep tenants apart whatever
-the value; a known integration failure is a strict xfail naming it (README, finding 9).
+the value; a known integration failure is a strict xfail naming it (README, finding 7).
 """
 
 from __future__ import annotations
