@@ -69,12 +69,12 @@ BUILTIN: dict[str, Builtin] = {
     "llamaindex-qdrant": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexQdrantBridge",
                                  f"{_BRIDGES}.options:QdrantBridgeOptions", "llamaindex",
                                  "LlamaIndex's QdrantVectorStore, local mode"),
-    "langchain-pgvector": Builtin(f"{_BRIDGES}.pgvector:LangChainPgvectorBridge",
-                                  f"{_BRIDGES}.pgvector:PgBridgeOptions", "langchain",
+    "langchain-pgvector": Builtin(f"{_BRIDGES}.langchain_stores:LangChainPgvectorBridge",
+                                  f"{_BRIDGES}.options:PgBridgeOptions", "langchain",
                                   "LangChain's PGVector (langchain-postgres); PGVECTOR_DSN or the "
                                   "pgvector backend's server"),
-    "llamaindex-pgvector": Builtin(f"{_BRIDGES}.pgvector:LlamaIndexPgvectorBridge",
-                                   f"{_BRIDGES}.pgvector:PgBridgeOptions", "llamaindex",
+    "llamaindex-pgvector": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexPgvectorBridge",
+                                   f"{_BRIDGES}.options:PgBridgeOptions", "llamaindex",
                                    "LlamaIndex's PGVectorStore; PGVECTOR_DSN or the pgvector backend's server"),
 }
 

@@ -84,14 +84,12 @@ def _with_id(record: Record) -> dict[str, Any]:
 
 def __getattr__(name: str) -> Any:
     """The probe stores, built on first use (importing a framework only when its target runs)."""
-    if name in ("LangChainChromaProbe", "LangChainQdrantProbe"):
+    if name in ("LangChainChromaProbe", "LangChainQdrantProbe", "LangChainPgvectorProbe"):
         from filterproof.adapters.bridges import langchain_stores as module
-    elif name in ("LlamaIndexChromaProbe", "LlamaIndexQdrantProbe"):
+    elif name in ("LlamaIndexChromaProbe", "LlamaIndexQdrantProbe", "LlamaIndexPgvectorProbe"):
         from filterproof.adapters.bridges import llamaindex_stores as module
     elif name == "LlamaIndexLanceDBProbe":
         from filterproof.adapters.bridges import llamaindex_lancedb as module
-    elif name in ("LangChainPgvectorProbe", "LlamaIndexPgvectorProbe"):
-        from filterproof.adapters.bridges import pgvector as module
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     base = getattr(module, name.replace("Probe", "Bridge"))

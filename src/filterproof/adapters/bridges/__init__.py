@@ -17,11 +17,15 @@ backend              integration                                        extra
 ``langchain-qdrant`` ``langchain_qdrant.QdrantVectorStore``, ``:memory:`` langchain
 ``llamaindex-chroma`` ``ChromaVectorStore`` on an EphemeralClient       llamaindex
 ``llamaindex-qdrant`` ``QdrantVectorStore`` (llama-index), ``:memory:``  llamaindex
+``langchain-pgvector`` ``langchain_postgres.PGVector``, PGVECTOR_DSN      langchain
+``llamaindex-pgvector`` ``PGVectorStore`` (llama-index), PGVECTOR_DSN     llamaindex
 ==================== ================================================== ===========
 
-Modules: ``options`` (pure), ``core`` (what every bridge shares), ``langchain_filters``
-and ``llamaindex_filters`` (pure compilers, one function per clause),
-``langchain_stores`` and ``llamaindex_stores`` (the adapters; import the frameworks).
+Modules: ``options`` (pure), ``core`` (what every bridge shares), ``flat`` (the flat
+encoding), ``langchain_filters``, ``llamaindex_filters`` and ``pgvector`` (compilers, one
+function per clause; PostgreSQL's database and URLs), ``langchain_stores`` and
+``llamaindex_stores`` (the adapters; import the frameworks), ``llamaindex_lancedb`` (a
+probe store for ``filterproof matrix``, not a backend).
 """
 
 from __future__ import annotations
@@ -29,18 +33,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from filterproof.adapters.bridges.langchain_stores import LangChainChromaBridge, LangChainQdrantBridge
-    from filterproof.adapters.bridges.llamaindex_stores import LlamaIndexChromaBridge, LlamaIndexQdrantBridge
+    from filterproof.adapters.bridges.langchain_stores import (
+        LangChainChromaBridge,
+        LangChainPgvectorBridge,
+        LangChainQdrantBridge,
+    )
+    from filterproof.adapters.bridges.llamaindex_stores import (
+        LlamaIndexChromaBridge,
+        LlamaIndexPgvectorBridge,
+        LlamaIndexQdrantBridge,
+    )
 
-__all__ = ["LangChainChromaBridge", "LangChainQdrantBridge", "LlamaIndexChromaBridge", "LlamaIndexQdrantBridge"]
+__all__ = ["LangChainChromaBridge", "LangChainPgvectorBridge", "LangChainQdrantBridge", "LlamaIndexChromaBridge",
+           "LlamaIndexPgvectorBridge", "LlamaIndexQdrantBridge"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("LangChainChromaBridge", "LangChainQdrantBridge"):
+    if name.startswith("LangChain") and name in __all__:
         from filterproof.adapters.bridges import langchain_stores
 
         return getattr(langchain_stores, name)
-    if name in ("LlamaIndexChromaBridge", "LlamaIndexQdrantBridge"):
+    if name.startswith("LlamaIndex") and name in __all__:
         from filterproof.adapters.bridges import llamaindex_stores
 
         return getattr(llamaindex_stores, name)

@@ -37,10 +37,12 @@ from qdrant_client import QdrantClient, models
 
 from filterproof.adapters.base import Capabilities, Record
 from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors
+from filterproof.adapters.bridges.flat import node_metadata
 from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdrant_compiler
-from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, QdrantBridgeOptions
+from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
+from filterproof.adapters.bridges.pgvector import Database, group_key, libpq_dsn, pgvector_filter, sqlalchemy_url
 from filterproof.adapters.chroma.store import RECALL_TOLERANCE, client_settings, hnsw_configuration
-from filterproof.adapters.chroma.where import stored_metadata
+from filterproof.adapters.chroma.where import GROUPS, stored_metadata
 from filterproof.adapters.qdrant.payload import ID, point_id, stored_payload
 from filterproof.policy import PolicyFilter
 
@@ -202,3 +204,54 @@ class LangChainQdrantBridge(_LangChainBridge):
     def close(self) -> None:
         self._client.close()
         self.store = None
+
+
+class LangChainPgvectorBridge(_LangChainBridge):
+    """``langchain_postgres.PGVector`` (cosine, JSONB metadata) in a collection of its own."""
+
+    name = "langchain-pgvector"
+    Options = PgBridgeOptions
+    options: PgBridgeOptions
+    engine_capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+
+    def __init__(self, options: PgBridgeOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._dsn = libpq_dsn(self.options.dsn)
+        self._database: Database | None = None
+        self.store: Any = None
+
+    def _create(self, dim: int) -> None:
+        from langchain_postgres import PGVector
+
+        # A fresh database per reset (the table's vector width is fixed), and no embedding_length: PGVector
+        # caches its ORM classes per process with the first width it saw (another width then fails).
+        self.close()
+        self._database = Database(self._dsn)
+        self.store = PGVector(ShimEmbeddings(self.keys), connection=sqlalchemy_url(self._database.dsn, "psycopg"),
+                              collection_name="filterproof", use_jsonb=True)
+
+    def _metadata(self, record: Record) -> dict[str, Any]:
+        stored = node_metadata(record.id, record.metadata, "list")
+        stored.update({group_key(g): 1 for g in stored.pop(GROUPS, [])})
+        return stored
+
+    def _doc_id(self, doc: Any) -> str:
+        return str(doc.metadata[ID])
+
+    def _natives(self, where: PolicyFilter) -> list[Any]:
+        return [pgvector_filter(where)]
+
+    def _plain(self, vector: list[float], k: int, native: Any) -> list[tuple[Any, float]]:
+        found = self.store.similarity_search_with_score_by_vector(vector, k=k, filter=native)
+        return [(doc, 1.0 - distance) for doc, distance in found]
+
+    def _cosine_of_relevance(self, relevance: float) -> float:
+        return relevance
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store._engine.dispose()
+            self.store = None
+        if self._database is not None:
+            self._database.drop()
+            self._database = None

@@ -37,12 +37,12 @@ is skipped by ``QdrantVectorStore``, i.e. no constraint). Unknown input raises.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Any, Literal
 
 from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
 
+from filterproof.adapters.bridges.flat import GROUP_FLAG, Groups, node_metadata
 from filterproof.adapters.chroma.where import (
     GROUPS,
     KEY,
@@ -54,24 +54,10 @@ from filterproof.adapters.chroma.where import (
     VALID_UNTIL,
     active_keys,
     date_int,
-    stored_metadata,
 )
-from filterproof.adapters.qdrant.payload import ID
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal
 
-Groups = Literal["list", "any", "flags"]
-GROUP_FLAG = "fp_group:"
 Clause = MetadataFilter | MetadataFilters
-
-
-def node_metadata(doc_id: str, meta: Mapping[str, Any], groups: Groups) -> dict[str, Any]:
-    """A node's metadata: the Chroma engine encoding without its None fields (nodes are added, never merged;
-    ``ChromaVectorStore.add`` would write a None as ``""``), our id in ``fp_id``, groups per ``groups``."""
-    stored = {key: value for key, value in stored_metadata(meta).items() if value is not None}
-    stored[ID] = doc_id
-    if groups == "flags" and GROUPS in stored:
-        stored.update({GROUP_FLAG + group: 1 for group in stored.pop(GROUPS)})
-    return stored
 
 
 def _text(value: object, what: str) -> str:
@@ -149,3 +135,6 @@ def compile_partitions(where: PolicyFilter, groups: Groups) -> list[MetadataFilt
     keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
     slices = [keys[start:start + KEYS_PER_FILTER] for start in range(0, len(keys), KEYS_PER_FILTER)]
     return [compile_filters(where, groups, part) for part in slices or [[]]]
+
+
+__all__ = ["GROUP_FLAG", "Groups", "compile_filters", "compile_partitions", "node_metadata"]

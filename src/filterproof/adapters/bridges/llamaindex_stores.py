@@ -41,7 +41,8 @@ from qdrant_client import QdrantClient
 from filterproof.adapters.base import Capabilities, Record
 from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors
 from filterproof.adapters.bridges.llamaindex_filters import Groups, compile_partitions, node_metadata
-from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, QdrantBridgeOptions
+from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
+from filterproof.adapters.bridges.pgvector import Database, libpq_dsn, sqlalchemy_url
 from filterproof.adapters.chroma.store import RECALL_TOLERANCE, client_settings, hnsw_configuration
 from filterproof.adapters.qdrant.payload import ID, point_id
 from filterproof.policy import PolicyFilter
@@ -187,3 +188,39 @@ class LlamaIndexQdrantBridge(_LlamaIndexBridge):
 
     def close(self) -> None:
         self._client.close()
+
+
+class LlamaIndexPgvectorBridge(_LlamaIndexBridge):
+    """LlamaIndex's ``PGVectorStore`` in a table of its own."""
+
+    name = "llamaindex-pgvector"
+    Options = PgBridgeOptions
+    options: PgBridgeOptions
+    groups: Groups = "any"
+    engine_capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+
+    def __init__(self, options: PgBridgeOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._dsn = libpq_dsn(self.options.dsn)
+        self._database: Database | None = None
+        self.store: Any = None
+
+    def _new_store(self, dim: int) -> Any:
+        from llama_index.vector_stores.postgres import PGVectorStore
+
+        self.close()
+        self._database = Database(self._dsn)
+        return PGVectorStore.from_params(connection_string=sqlalchemy_url(self._database.dsn, "psycopg2"),
+                                         async_connection_string=sqlalchemy_url(self._database.dsn, "asyncpg"),
+                                         table_name="filterproof", embed_dim=dim)
+
+    def _cosine(self, similarity: float) -> float:
+        return similarity
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        if self._database is not None:
+            self._database.drop()
+            self._database = None

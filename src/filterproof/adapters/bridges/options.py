@@ -29,6 +29,8 @@ from filterproof.adapters.options import AdapterOptions
 
 Path = Literal["plain", "score_threshold", "mmr", "retriever"]
 PATHS: tuple[Path, ...] = ("plain", "score_threshold", "mmr", "retriever")
+DSN_ENV = "PGVECTOR_DSN"
+"""The pgvector backend's variable (issue 11): a libpq ``key=value`` connection string."""
 FETCH_K = 20
 """LangChain's default ``fetch_k`` for MMR; the bridge asks for at least ``k``."""
 
@@ -49,6 +51,13 @@ class ChromaBridgeOptions(BridgeOptions):
     ef_search: int = Field(EF_SEARCH, ge=1, description="HNSW search beam")
     ef_construction: int = Field(EF_CONSTRUCTION, ge=1, description="HNSW build beam")
     max_neighbors: int = Field(MAX_NEIGHBORS, ge=1, description="HNSW graph degree")
+
+
+class PgBridgeOptions(BridgeOptions):
+    """A bridge over PostgreSQL with pgvector."""
+
+    dsn: str | None = Field(None, description=f"libpq 'host=... port=... user=... dbname=...'; default ${DSN_ENV}, "
+                                              "else the pgvector backend's throwaway server")
 
 
 class QdrantBridgeOptions(BridgeOptions):

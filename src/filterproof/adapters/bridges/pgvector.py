@@ -1,4 +1,4 @@
-"""``langchain-pgvector`` and ``llamaindex-pgvector``: the policy through the frameworks' PostgreSQL integrations.
+"""What ``langchain-pgvector`` and ``llamaindex-pgvector`` share: a database, its URLs, a PGVector filter.
 
 ``langchain_postgres.PGVector`` (JSONB ``cmetadata``, its ``$``-operator filter dict)
 and LlamaIndex's ``PGVectorStore`` (``metadata_`` JSON, ``MetadataFilters`` rendered as
@@ -8,8 +8,9 @@ SQL text), each on a database of the ``pgvector`` backend's kind: option ``dsn``
 installed, these bridges need a DSN and say so). Each adapter works in a collection
 or table of its own, dropped on close.
 
-Both store the flat encoding of ``llamaindex_filters.node_metadata`` (dates as integers,
-our id in ``fp_id``); groups differ: ``PGVector`` has no operator that looks inside a
+The adapters live with their framework's others (``langchain_stores``, ``llamaindex_stores``),
+so that each needs only its own extra. Both store the flat encoding (``flat.node_metadata``:
+dates as integers, our id in ``fp_id``); groups differ: ``PGVector`` has no operator that looks inside a
 JSON list (its ``$in`` compares the field's text) and takes only identifiers as keys,
 so one key per group, ``fp_group_<hex of the UTF-8 name>``, and an OR of equalities;
 ``PGVectorStore`` has ANY (``?|`` on the JSON array), so a list.
@@ -21,18 +22,10 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Mapping
 from typing import Any
 
-from pydantic import Field
-
-from filterproof.adapters.base import Capabilities, Record
-from filterproof.adapters.bridges.langchain_stores import ShimEmbeddings, _LangChainBridge
-from filterproof.adapters.bridges.llamaindex_filters import Groups, node_metadata
-from filterproof.adapters.bridges.llamaindex_stores import _LlamaIndexBridge
-from filterproof.adapters.bridges.options import BridgeOptions
+from filterproof.adapters.bridges.options import DSN_ENV
 from filterproof.adapters.chroma.where import (
-    GROUPS,
     KEY,
     KEYS_PER_FILTER,
     NEVER,
@@ -43,18 +36,8 @@ from filterproof.adapters.chroma.where import (
     active_keys,
     date_int,
 )
-from filterproof.adapters.qdrant.payload import ID
 from filterproof.errors import BackendUnavailable
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter
-
-DSN_ENV = "PGVECTOR_DSN"
-
-
-class PgBridgeOptions(BridgeOptions):
-    """A bridge over PostgreSQL with pgvector."""
-
-    dsn: str | None = Field(None, description=f"libpq 'host=... port=... user=... dbname=...'; default ${DSN_ENV}, "
-                                              "else the pgvector backend's throwaway server")
 
 
 def libpq_dsn(given: str | None) -> str:
@@ -139,90 +122,3 @@ def pgvector_filter(where: PolicyFilter) -> dict[str, Any]:
         _join("$or", [_eq(group_key(g), 1) for g in groups]) if groups else _eq(NEVER, 1),
         {VALID_FROM: {"$lte": date_int(where.as_of)}}, {VALID_UNTIL: {"$gt": date_int(where.as_of)}},
     ]}
-
-
-class LangChainPgvectorBridge(_LangChainBridge):
-    """``langchain_postgres.PGVector`` (cosine, JSONB metadata) in a collection of its own."""
-
-    name = "langchain-pgvector"
-    Options = PgBridgeOptions
-    options: PgBridgeOptions
-    engine_capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
-
-    def __init__(self, options: PgBridgeOptions | Mapping[str, Any] | None = None) -> None:
-        super().__init__(options)
-        self._dsn = libpq_dsn(self.options.dsn)
-        self._database: Database | None = None
-        self.store: Any = None
-
-    def _create(self, dim: int) -> None:
-        from langchain_postgres import PGVector
-
-        # A fresh database per reset (the table's vector width is fixed), and no embedding_length: PGVector
-        # caches its ORM classes per process with the first width it saw (another width then fails).
-        self.close()
-        self._database = Database(self._dsn)
-        self.store = PGVector(ShimEmbeddings(self.keys), connection=sqlalchemy_url(self._database.dsn, "psycopg"),
-                              collection_name="filterproof", use_jsonb=True)
-
-    def _metadata(self, record: Record) -> dict[str, Any]:
-        stored = node_metadata(record.id, record.metadata, "list")
-        stored.update({group_key(g): 1 for g in stored.pop(GROUPS, [])})
-        return stored
-
-    def _doc_id(self, doc: Any) -> str:
-        return str(doc.metadata[ID])
-
-    def _natives(self, where: PolicyFilter) -> list[Any]:
-        return [pgvector_filter(where)]
-
-    def _plain(self, vector: list[float], k: int, native: Any) -> list[tuple[Any, float]]:
-        found = self.store.similarity_search_with_score_by_vector(vector, k=k, filter=native)
-        return [(doc, 1.0 - distance) for doc, distance in found]
-
-    def _cosine_of_relevance(self, relevance: float) -> float:
-        return relevance
-
-    def close(self) -> None:
-        if self.store is not None:
-            self.store._engine.dispose()
-            self.store = None
-        if self._database is not None:
-            self._database.drop()
-            self._database = None
-
-
-class LlamaIndexPgvectorBridge(_LlamaIndexBridge):
-    """LlamaIndex's ``PGVectorStore`` in a table of its own."""
-
-    name = "llamaindex-pgvector"
-    Options = PgBridgeOptions
-    options: PgBridgeOptions
-    groups: Groups = "any"
-    engine_capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
-
-    def __init__(self, options: PgBridgeOptions | Mapping[str, Any] | None = None) -> None:
-        super().__init__(options)
-        self._dsn = libpq_dsn(self.options.dsn)
-        self._database: Database | None = None
-        self.store: Any = None
-
-    def _new_store(self, dim: int) -> Any:
-        from llama_index.vector_stores.postgres import PGVectorStore
-
-        self.close()
-        self._database = Database(self._dsn)
-        return PGVectorStore.from_params(connection_string=sqlalchemy_url(self._database.dsn, "psycopg2"),
-                                         async_connection_string=sqlalchemy_url(self._database.dsn, "asyncpg"),
-                                         table_name="filterproof", embed_dim=dim)
-
-    def _cosine(self, similarity: float) -> float:
-        return similarity
-
-    def close(self) -> None:
-        if self.store is not None:
-            self.store.close()
-            self.store = None
-        if self._database is not None:
-            self._database.drop()
-            self._database = None
