@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from filterproof.adapters import Adapter, open_backend
+from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.conformance import AdapterConformanceTests
 
 
@@ -103,3 +103,54 @@ class TestQdrantServer(AdapterConformanceTests):
         if not os.environ.get("QDRANT_URL"):
             pytest.skip("no QDRANT_URL: start one with `docker compose up -d qdrant`")
         yield from fresh("qdrant-server")
+
+
+# The bridges (adapters/bridges): each through the search paths other than its default; .ci/run runs the
+# default path (plain) through `pytest --pyargs filterproof.conformance --backend NAME`, as a user would.
+BRIDGE_PATHS = ["score_threshold", "mmr", "retriever"]
+
+
+def bridge(name: str, path: str) -> Iterator[Adapter]:
+    try:
+        store = open_backend(name, {"path": path})
+    except BackendUnavailable as error:
+        pytest.skip(str(error))
+    yield store
+    store.close()
+
+
+class TestLangChainChroma(AdapterConformanceTests):
+    @pytest.fixture(params=BRIDGE_PATHS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from bridge("langchain-chroma", request.param)
+
+
+class TestLangChainQdrant(AdapterConformanceTests):
+    @pytest.fixture(params=BRIDGE_PATHS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from bridge("langchain-qdrant", request.param)
+
+
+class TestLlamaIndexChroma(AdapterConformanceTests):
+    @pytest.fixture(params=BRIDGE_PATHS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from bridge("llamaindex-chroma", request.param)
+
+
+class TestLlamaIndexQdrant(AdapterConformanceTests):
+    @pytest.fixture(params=BRIDGE_PATHS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from bridge("llamaindex-qdrant", request.param)
+
+
+# The PostgreSQL bridges need a server: PGVECTOR_DSN, or the pgvector backend's throwaway one; skipped otherwise.
+class TestLangChainPgvector(AdapterConformanceTests):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge("langchain-pgvector", "plain")
+
+
+class TestLlamaIndexPgvector(AdapterConformanceTests):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge("llamaindex-pgvector", "plain")

@@ -26,7 +26,10 @@ from filterproof.scoring import summarize
 from filterproof.truth import Prepared
 
 BACKENDS = ["chroma", "chroma-server", "qdrant-edge", "qdrant-local", "pgvector", "lancedb",
-            "lancedb:index_scalar=true", pytest.param("qdrant-server", marks=pytest.mark.docker)]
+            "lancedb:index_scalar=true", pytest.param("qdrant-server", marks=pytest.mark.docker),
+            # The bridges: the same engines through LangChain and LlamaIndex (adapters/bridges), default path.
+            "langchain-chroma", "langchain-qdrant", "llamaindex-chroma", "llamaindex-qdrant",
+            "langchain-pgvector", "llamaindex-pgvector"]
 METRICS = ("recall", "arecall", "arecall_nonempty", "unusable", "precision", "ndcg", "mrr", "recall_exact")
 COUNTS = ("cases", "correct", "wrong_document", "false_abstention", "correct_abstention", "leaks", "short")
 

@@ -64,6 +64,15 @@ def is_revision(value: object) -> bool:
             and REVISION_RANGE[0] <= value <= REVISION_RANGE[1])
 
 
+def matchable(value: object) -> bool:
+    """Whether a well-formed document can hold this tenant, logical_id or group: valid text without NUL.
+
+    A principal, a group or an active-map entry that fails it can match nothing, so a
+    compiler leaves it out of a filter (some stores refuse NUL even in a query).
+    """
+    return is_text(value) and NUL not in value  # type: ignore[operator]
+
+
 def is_text(value: object) -> bool:
     """A string every store can hold: encodable as UTF-8 (JSON may carry lone surrogates like ``\\ud800``)."""
     if not isinstance(value, str):

@@ -1,4 +1,4 @@
-"""The ``filterproof`` command line: compare, sweep, generate, check, backends, version."""
+"""The ``filterproof`` command line: compare, sweep, generate, matrix, check, backends, version."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from filterproof.cli import signals
 from filterproof.cli.common import console, usage_errors
 from filterproof.cli.compare import compare_command
 from filterproof.cli.sweep import generate_command, sweep_command
+from filterproof.matrix.commands import register as register_matrix
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Prove that vector-store filters keep an access and freshness policy.")
@@ -26,6 +27,7 @@ def main() -> None:
 app.command("compare")(compare_command)
 app.command("sweep")(sweep_command)
 app.command("generate")(generate_command)
+register_matrix(app)
 
 
 @app.command()

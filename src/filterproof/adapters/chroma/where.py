@@ -50,6 +50,7 @@ from filterproof.policy import (
     PolicyFilter,
     Principal,
     is_revision,
+    matchable,
     parse_date,
     structural_problem,
 )
@@ -149,7 +150,8 @@ def _text(value: object, what: str) -> str:
 
 
 def tenant_clause(principal: Principal) -> Where:
-    return {TENANT: {"$eq": _text(principal.tenant, "principal tenant")}}
+    tenant = _text(principal.tenant, "principal tenant")
+    return {TENANT: {"$eq": tenant}} if matchable(tenant) else MATCH_NOTHING
 
 
 def status_clause() -> Where:
@@ -162,7 +164,7 @@ def active_keys(active: ActiveRevisions, tenant: str) -> list[str]:
     for (owner, logical_id), revision in active.items():
         if not is_revision(revision):
             raise TypeError(f"active revision of {owner}/{logical_id} is not an integer: {revision!r}")
-        if owner == tenant:
+        if owner == tenant and matchable(owner) and matchable(logical_id):
             keys.append(revision_key(owner, logical_id, revision))
     return sorted(keys)
 
@@ -179,7 +181,7 @@ def revision_clause(keys: Sequence[str]) -> Where:
 
 def groups_clause(groups: Sequence[str]) -> Where:
     """Shares a group with the principal; a principal without groups matches nothing."""
-    distinct = list(dict.fromkeys(_text(g, "principal group") for g in groups))
+    distinct = [g for g in dict.fromkeys(_text(g, "principal group") for g in groups) if matchable(g)]
     if not distinct:
         return MATCH_NOTHING
     return any_of({GROUPS: {"$contains": group}} for group in distinct)
