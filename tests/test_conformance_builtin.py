@@ -1,6 +1,9 @@
 """The conformance suite against every built-in backend that can run on this machine.
 
 The same classes a third party would write: subclass the suite, return a fresh adapter.
+Every engine backend runs the suite under both revision encodings (``revision=query``:
+the active map in each query; ``revision=flag``: a stored flag that
+``set_active_revisions`` rewrites); the bridges under each search path.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import pytest
 from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.conformance import AdapterConformanceTests
 
+REVISIONS = ["query", "flag"]
+
 
 def fresh(name: str, **options: str) -> Iterator[Adapter]:
     store = open_backend(name, options)
@@ -21,15 +26,15 @@ def fresh(name: str, **options: str) -> Iterator[Adapter]:
 
 
 class TestReference(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("reference")
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("reference", revision=request.param)
 
 
 class TestChroma(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("chroma")
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("chroma", revision=request.param)
 
 
 @pytest.fixture(scope="module")
@@ -45,29 +50,29 @@ def chroma_url() -> Iterator[str]:
 
 
 class TestChromaServer(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self, chroma_url: str) -> Iterator[Adapter]:
-        yield from fresh("chroma-server", url=chroma_url)
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest, chroma_url: str) -> Iterator[Adapter]:
+        yield from fresh("chroma-server", url=chroma_url, revision=request.param)
 
 
 class TestQdrantEdge(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("qdrant-edge")
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("qdrant-edge", revision=request.param)
 
 
 class TestQdrantLocal(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("qdrant-local")
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("qdrant-local", revision=request.param)
 
 
 class TestPgvector(AdapterConformanceTests):
     """Exact (no vector index); the server is PGVECTOR_DSN or the process's throwaway one, shared by every test."""
 
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("pgvector")
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("pgvector", revision=request.param)
 
 
 class TestPgvectorForcedHnsw(AdapterConformanceTests):
@@ -85,9 +90,9 @@ class TestPgvectorForcedHnsw(AdapterConformanceTests):
 
 
 class TestLanceDB(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("lancedb")
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("lancedb", revision=request.param)
 
 
 class TestLanceDBScalarIndexes(AdapterConformanceTests):
@@ -105,9 +110,9 @@ class TestQdrantServer(AdapterConformanceTests):
         yield from fresh("qdrant-server")
 
 
-# The bridges (adapters/bridges): each through the search paths other than its default; .ci/run runs the
-# default path (plain) through `pytest --pyargs filterproof.conformance --backend NAME`, as a user would.
-BRIDGE_PATHS = ["score_threshold", "mmr", "retriever"]
+# The bridges (adapters/bridges): each through every search path an application uses. They take the
+# active map with each query only (revision=query): a framework has no call to rewrite a flag by filter.
+BRIDGE_PATHS = ["plain", "score_threshold", "mmr", "retriever"]
 
 
 def bridge(name: str, path: str) -> Iterator[Adapter]:
