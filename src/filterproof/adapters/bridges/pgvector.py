@@ -33,9 +33,9 @@ from filterproof.adapters.chroma.where import (
     TENANT,
     VALID_FROM,
     VALID_UNTIL,
-    active_keys,
     date_int,
 )
+from filterproof.adapters.revisions import active_keys
 from filterproof.errors import BackendUnavailable
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, matchable
 

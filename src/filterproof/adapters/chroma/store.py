@@ -52,14 +52,12 @@ from filterproof.adapters.chroma.where import (
     KEYS_PER_FILTER,
     LID,
     Where,
-    active_keys,
     compile_partitions,
     compile_where,
-    logical_key,
-    revision_key,
     stored_metadata,
 )
 from filterproof.adapters.paths import PathLock
+from filterproof.adapters.revisions import KeyCache, logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.servers.chroma import ChromaServer
 from filterproof.servers.chroma_container import ChromaService
@@ -136,7 +134,7 @@ class _ChromaStore(AdapterBase):
         self._batch = int(client.get_max_batch_size())
         self._dim: int | None = None
         self._count: int | None = None
-        self._keys: tuple[ActiveRevisions, dict[str, list[str]]] | None = None
+        self._keys = KeyCache()
         self._collection: Any = None
         with contextlib.suppress(NotFoundError):
             self._collection = client.get_collection(collection, embedding_function=None)
@@ -217,13 +215,7 @@ class _ChromaStore(AdapterBase):
         """The native filters (usually one), with the active keys cached per map object and tenant."""
         if self._flag:
             return [compile_where(where, flag=True)]
-        if self._keys is None or self._keys[0] is not where.active:
-            self._keys = (where.active, {})
-        by_tenant = self._keys[1]
-        tenant = where.principal.tenant
-        if tenant not in by_tenant:
-            by_tenant[tenant] = active_keys(where.active, tenant)
-        return compile_partitions(where, by_tenant[tenant])
+        return compile_partitions(where, self._keys(where.active, where.principal.tenant))
 
     def filter_ids(self, where: PolicyFilter) -> set[str]:
         """The ids the native filter admits, without a vector search (no HNSW recall in the way)."""

@@ -44,12 +44,11 @@ from datetime import date
 from typing import Any
 
 from filterproof.adapters.raw import raw_json
+from filterproof.adapters.revisions import active_keys, logical_key, revision_key
 from filterproof.policy import (
     ACTIVE_STATUS,
-    ActiveRevisions,
     PolicyFilter,
     Principal,
-    is_revision,
     matchable,
     parse_date,
     structural_problem,
@@ -77,10 +76,6 @@ KEYS_PER_FILTER = 20_000
 def date_int(day: date) -> int:
     """A date as a sortable integer YYYYMMDD (Chroma ranges are numeric only)."""
     return day.year * 10_000 + day.month * 100 + day.day
-
-
-def revision_key(tenant: str, logical_id: str, revision: int) -> str:
-    return f"{tenant}/{logical_id}#{revision}"
 
 
 # -- stored metadata ------------------------------------------------------------
@@ -113,11 +108,6 @@ def stored_metadata(meta: Mapping[str, Any], active: Mapping[tuple[str, str], in
         stored[LID] = logical_key(*pair)
         stored[CURRENT] = "yes" if active.get(pair) == meta["revision"] else "no"
     return stored
-
-
-def logical_key(tenant: str, logical_id: str) -> str:
-    """``tenant/logical_id``: unambiguous, since a well-formed tenant holds no ``/``."""
-    return f"{tenant}/{logical_id}"
 
 
 # -- combinators ----------------------------------------------------------------
@@ -156,17 +146,6 @@ def tenant_clause(principal: Principal) -> Where:
 
 def status_clause() -> Where:
     return {STATUS: {"$eq": ACTIVE_STATUS}}
-
-
-def active_keys(active: ActiveRevisions, tenant: str) -> list[str]:
-    """The stored keys of the revisions the map declares active, for one tenant, sorted."""
-    keys = []
-    for (owner, logical_id), revision in active.items():
-        if not is_revision(revision):
-            raise TypeError(f"active revision of {owner}/{logical_id} is not an integer: {revision!r}")
-        if owner == tenant and matchable(owner) and matchable(logical_id):
-            keys.append(revision_key(owner, logical_id, revision))
-    return sorted(keys)
 
 
 def revision_clause(keys: Sequence[str]) -> Where:

@@ -40,6 +40,7 @@ from filterproof.adapters import textcodec
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.lancedb import where as lw
 from filterproof.adapters.lancedb.options import LanceDBOptions
+from filterproof.adapters.revisions import KeyCache, logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
 DEFAULT_TABLE = "filterproof"
@@ -90,7 +91,7 @@ class LanceDBAdapter(AdapterBase):
         self._table: Any = self._db.open_table(self._name) if self._exists() else None
         self._dim = 0 if self._table is None else self._table.schema.field("vector").type.list_size
         self._vector_indexed = self._scalar_indexed = False
-        self._keys: tuple[ActiveRevisions, dict[str, list[str]]] | None = None
+        self._keys = KeyCache()
 
     def _exists(self) -> bool:
         return self._name in self._db.list_tables().tables
@@ -164,9 +165,9 @@ class LanceDBAdapter(AdapterBase):
             changed = self.active.changed(active)
             for start in range(0, len(changed), FLAG_BATCH):
                 part = changed[start:start + FLAG_BATCH]
-                lids = ", ".join(lw.literal(lw.logical_key(*p)) for p in part)
+                lids = ", ".join(lw.literal(logical_key(*p)) for p in part)
                 self.table.update(where=f"{lw.LID} IN ({lids})", values={lw.CURRENT: False})
-                keys = [lw.literal(lw.revision_key(*p, active[p])) for p in part if p in active]
+                keys = [lw.literal(revision_key(*p, active[p])) for p in part if p in active]
                 if keys:
                     self.table.update(where=f"{lw.KEY} IN ({', '.join(keys)})", values={lw.CURRENT: True})
         self.active = active
@@ -194,12 +195,7 @@ class LanceDBAdapter(AdapterBase):
         """The filter string, with the active keys cached per map object and tenant."""
         if self._flag:
             return lw.compile_where(where, flag=True)
-        if self._keys is None or self._keys[0] is not where.active:
-            self._keys = (where.active, {})
-        by_tenant, tenant = self._keys[1], where.principal.tenant
-        if tenant not in by_tenant:
-            by_tenant[tenant] = lw.active_keys(where.active, tenant)
-        return lw.compile_where(where, by_tenant[tenant])
+        return lw.compile_where(where, self._keys(where.active, where.principal.tenant))
 
     def query(self, vectors: np.ndarray, k: int, where: PolicyFilter | None) -> Any:
         """The LanceDB query for these vectors (one, or several sharing the filter)."""

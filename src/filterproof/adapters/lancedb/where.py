@@ -39,7 +39,8 @@ from typing import Any
 
 from filterproof.adapters import textcodec
 from filterproof.adapters.raw import raw_json
-from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision, parse_date
+from filterproof.adapters.revisions import active_keys, logical_key, revision_key
+from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, parse_date
 from filterproof.policy import structural_problem as find_problem
 
 TENANT, STATUS, KEY, GROUPS = "tenant", "status", "revision_key", "groups"
@@ -67,15 +68,6 @@ def date_int(day: date) -> int:
     if not isinstance(day, date) or isinstance(day, datetime):
         raise TypeError(f"expected a date, got {day!r}")
     return day.year * 10_000 + day.month * 100 + day.day
-
-
-def revision_key(tenant: str, logical_id: str, revision: int) -> str:
-    return f"{tenant}/{logical_id}#{revision}"
-
-
-def logical_key(tenant: str, logical_id: str) -> str:
-    """``tenant/logical_id``: unambiguous, since a well-formed tenant holds no ``/``."""
-    return f"{tenant}/{logical_id}"
 
 
 def stored_columns(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | None = None) -> dict[str, Any]:
@@ -112,17 +104,6 @@ def tenant_clause(principal: Principal) -> str:
 
 def status_clause() -> str:
     return f"{STATUS} = {literal(ACTIVE_STATUS)}"
-
-
-def active_keys(active: ActiveRevisions, tenant: str) -> list[str]:
-    """The stored keys of the revisions the map declares active, for one tenant, sorted."""
-    keys = []
-    for (owner, logical_id), revision in active.items():
-        if not is_revision(revision):
-            raise TypeError(f"active revision of {owner}/{logical_id} is not an integer: {revision!r}")
-        if owner == tenant:
-            keys.append(revision_key(owner, logical_id, revision))
-    return sorted(keys)
 
 
 def revision_clause(keys: Sequence[str]) -> str:

@@ -43,9 +43,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from filterproof.adapters import textcodec
+from filterproof.adapters import revisions, textcodec
 from filterproof.adapters.raw import raw_json
-from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision, parse_date
+from filterproof.adapters.revisions import logical_key, revision_key
+from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, parse_date
 from filterproof.policy import structural_problem as find_problem
 
 TENANT, STATUS, KEY, GROUPS = "tenant", "status", "revision_key", "groups"
@@ -79,16 +80,6 @@ def pg_text(value: str) -> str:
 def from_pg_text(stored: str) -> str:
     """The string ``pg_text`` was given (ids come back from the table this way)."""
     return textcodec.unescape(stored)
-
-
-def revision_key(tenant: str, logical_id: str, revision: int) -> str:
-    """The one string that says "this tenant/logical_id at this revision" (before ``pg_text``)."""
-    return f"{tenant}/{logical_id}#{revision}"
-
-
-def logical_key(tenant: str, logical_id: str) -> str:
-    """``tenant/logical_id`` (before ``pg_text``): unambiguous, since a well-formed tenant holds no ``/``."""
-    return f"{tenant}/{logical_id}"
 
 
 def stored_row(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | None = None) -> tuple[Any, ...]:
@@ -128,13 +119,7 @@ def status_clause() -> Clause:
 
 def active_keys(active: ActiveRevisions, tenant: str) -> list[str]:
     """The stored keys (``pg_text`` applied) of the revisions the map declares active, for one tenant, sorted."""
-    keys = []
-    for (owner, logical_id), revision in active.items():
-        if not is_revision(revision):
-            raise TypeError(f"active revision of {owner}/{logical_id} is not an integer: {revision!r}")
-        if owner == tenant:
-            keys.append(pg_text(revision_key(owner, logical_id, revision)))
-    return sorted(keys)
+    return [pg_text(key) for key in revisions.active_keys(active, tenant)]
 
 
 def revision_clause(keys: Sequence[str]) -> Clause:

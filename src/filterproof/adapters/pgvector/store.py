@@ -40,6 +40,7 @@ from psycopg import sql
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.pgvector import sql as pgsql
 from filterproof.adapters.pgvector.options import ROWS_PER_LIST, PgvectorOptions
+from filterproof.adapters.revisions import KeyCache, logical_key, revision_key
 from filterproof.errors import BackendUnavailable
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
@@ -106,7 +107,7 @@ class PgvectorAdapter(AdapterBase):
         self._drop_on_close = not opts.table
         self._dim, self._indexed = self._existing()
         self._analyzed_rows, self._written = 0, 0
-        self._keys: tuple[ActiveRevisions, dict[str, list[str]]] | None = None
+        self._keys = KeyCache(pgsql.pg_text)
 
     def _provide(self, kind: str) -> str:
         if kind == "docker":
@@ -223,8 +224,8 @@ class PgvectorAdapter(AdapterBase):
         """
         if self._flag and self._dim:
             changed = self.active.changed(active)
-            lids = [pgsql.pg_text(pgsql.logical_key(*pair)) for pair in changed]
-            keys = [pgsql.pg_text(pgsql.revision_key(*pair, active[pair])) for pair in changed if pair in active]
+            lids = [pgsql.pg_text(logical_key(*pair)) for pair in changed]
+            keys = [pgsql.pg_text(revision_key(*pair, active[pair])) for pair in changed if pair in active]
             with self._conn.transaction():
                 self._conn.execute(self._sql("UPDATE {t} SET is_current = false WHERE logical_key = ANY(%s::text[])"),
                                    (lids,))
@@ -263,12 +264,7 @@ class PgvectorAdapter(AdapterBase):
         """The ``WHERE``, with the active keys cached per map object and tenant."""
         if self._flag:
             return pgsql.compile_where(where, flag=True)
-        if self._keys is None or self._keys[0] is not where.active:
-            self._keys = (where.active, {})
-        by_tenant, tenant = self._keys[1], where.principal.tenant
-        if tenant not in by_tenant:
-            by_tenant[tenant] = pgsql.active_keys(where.active, tenant)
-        return pgsql.compile_where(where, by_tenant[tenant])
+        return pgsql.compile_where(where, self._keys(where.active, where.principal.tenant))
 
     def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> str:
         """PostgreSQL's plan for this search (to see whether the vector index serves it)."""

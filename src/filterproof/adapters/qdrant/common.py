@@ -24,11 +24,10 @@ from filterproof.adapters.qdrant.payload import (
     KEY,
     LID,
     IndexKind,
-    logical_key,
     point_id,
-    revision_key,
     stored_payload,
 )
+from filterproof.adapters.revisions import logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
 WRITE_BATCH = 256

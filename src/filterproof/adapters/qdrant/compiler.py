@@ -55,9 +55,9 @@ from filterproof.adapters.qdrant.payload import (
     VALID_FROM,
     VALID_UNTIL,
     WELL_FORMED,
-    revision_key,
     timestamp,
 )
+from filterproof.adapters.revisions import can_hold, revision_key
 from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision
 
 
@@ -148,7 +148,7 @@ def keys_by_tenant(active: Mapping[tuple[str, str], int]) -> dict[str, tuple[str
     for (tenant, logical_id), revision in active.items():
         if not is_revision(revision):
             raise TypeError(f"active revision of {tenant}/{logical_id} is {revision!r}, not an integer")
-        if "/" not in tenant:
+        if can_hold(tenant, logical_id):
             found.setdefault(tenant, []).append(revision_key(tenant, logical_id, revision))
     return {tenant: tuple(sorted(keys)) for tenant, keys in found.items()}
 

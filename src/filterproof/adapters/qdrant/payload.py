@@ -46,6 +46,7 @@ from datetime import date
 from typing import Any, Literal
 
 from filterproof.adapters.raw import raw_json
+from filterproof.adapters.revisions import logical_key, revision_key
 from filterproof.policy import parse_date, structural_problem
 
 ID, FORM, PROBLEM, RAW = "fp_id", "fp_form", "fp_problem", "raw"
@@ -79,11 +80,6 @@ def timestamp(day: date) -> str:
     return f"{day.isoformat()}T00:00:00Z"
 
 
-def revision_key(tenant: str, logical_id: str, revision: int) -> str:
-    """The one string that says "this tenant/logical_id at this revision"."""
-    return f"{tenant}/{logical_id}#{revision}"
-
-
 def stored_payload(doc_id: str, metadata: Mapping[str, Any],
                    active: Mapping[tuple[str, str], int] | None = None) -> dict[str, Any]:
     """The payload for one document (see the module docstring); raises nothing, whatever the metadata.
@@ -114,8 +110,3 @@ def stored_payload(doc_id: str, metadata: Mapping[str, Any],
         payload[LID] = logical_key(*pair)
         payload[CURRENT] = "yes" if active.get(pair) == metadata["revision"] else "no"
     return payload
-
-
-def logical_key(tenant: str, logical_id: str) -> str:
-    """``tenant/logical_id``: unambiguous, since a well-formed tenant holds no ``/``."""
-    return f"{tenant}/{logical_id}"
