@@ -185,6 +185,16 @@ class AdapterBase(ABC):
         """Remember the map (``self.active``); an adapter with stored flags also rewrites them here."""
         self.active = active
 
+    @property
+    def revision_flags(self) -> bool:
+        """Whether this adapter keeps a current-revision flag (its options say ``revision=flag``)."""
+        return getattr(self.options, "revision", "query") == "flag"
+
+    @property
+    def flag_map(self) -> ActiveRevisions | None:
+        """The map to write flags from at upsert under ``revision=flag``; None under ``revision=query``."""
+        return self.active if self.revision_flags else None
+
     def close(self) -> None:  # noqa: B027
         """Nothing to release."""
 

@@ -36,16 +36,14 @@ import subprocess
 import tempfile
 import threading
 import time
-import weakref
 from pathlib import Path
 from types import FrameType
 
 from filterproof.errors import BackendUnavailable
+from filterproof.servers.process import LOG_TAIL, ChildServer
 
 STARTUP_TIMEOUT = 30.0
-STOP_TIMEOUT = 10.0
 POLL_INTERVAL = 0.05
-LOG_TAIL = 3000
 UNPRIVILEGED_USER = "nobody"
 SETTINGS = {
     # The data is thrown away with the directory: durability buys nothing here.
@@ -121,19 +119,6 @@ def _child_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("PG")} | {"LC_ALL": "C"}
 
 
-def _shutdown(process: subprocess.Popen[bytes], workdir: str) -> None:
-    """Fast shutdown, then immediate, then kill; remove the directory."""
-    for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGKILL):
-        if process.poll() is not None:
-            break
-        process.send_signal(sig)
-        try:
-            process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            continue
-    shutil.rmtree(workdir, ignore_errors=True)
-
-
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
     raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")
@@ -148,12 +133,16 @@ def stop_on_sigterm() -> bool:
     return signal.getsignal(signal.SIGTERM) is _raise_interrupt
 
 
-class PostgresServer:
+class PostgresServer(ChildServer):
     """One ``postgres`` child process on a temporary directory; ``start()`` and ``stop()`` (or ``with``)."""
 
+    STOP_SIGNALS = (signal.SIGINT, signal.SIGQUIT, signal.SIGKILL)
+    """Fast shutdown, then immediate, then kill."""
+    LOG_NAME = "postgres.log"
+
     def __init__(self, process: subprocess.Popen[bytes], workdir: str, host: str, port: int) -> None:
-        self.process, self.workdir, self.host, self.port = process, workdir, host, port
-        self._finalizer = weakref.finalize(self, _shutdown, process, workdir)
+        super().__init__(process, workdir)
+        self.host, self.port = host, port
 
     @property
     def dsn(self) -> str:
@@ -210,25 +199,6 @@ class PostgresServer:
             if time.monotonic() > deadline:
                 raise BackendUnavailable(f"postgres not ready within {timeout:.0f} s:\n{self.log_tail()}")
             time.sleep(POLL_INTERVAL)
-
-    def log_tail(self) -> str:
-        try:
-            return (Path(self.workdir) / "postgres.log").read_bytes()[-LOG_TAIL:].decode(errors="replace")
-        except OSError:
-            return "(no log)"
-
-    @property
-    def running(self) -> bool:
-        return self.process.poll() is None
-
-    def stop(self) -> None:
-        self._finalizer()
-
-    def __enter__(self) -> PostgresServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 _shared: PostgresServer | None = None

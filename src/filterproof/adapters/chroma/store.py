@@ -157,7 +157,7 @@ class _ChromaStore(AdapterBase):
     def upsert(self, records: Sequence[Record]) -> None:
         for chunk in batched(latest(records), self._batch):
             self._open().upsert(ids=[r.id for r in chunk], embeddings=np.stack([self._vector(r) for r in chunk]),
-                                metadatas=[stored_metadata(r.metadata, self._flag_map) for r in chunk])
+                                metadatas=[stored_metadata(r.metadata, self.flag_map) for r in chunk])
             self._count = None
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -167,15 +167,7 @@ class _ChromaStore(AdapterBase):
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Replace the metadata as a whole (absent fields sent as None, i.e. deleted); unknown ids are ignored."""
-        self._open().update(ids=[id], metadatas=[stored_metadata(metadata, self._flag_map)])
-
-    @property
-    def _flag(self) -> bool:
-        return self.options.revision == "flag"
-
-    @property
-    def _flag_map(self) -> ActiveRevisions | None:
-        return self.active if self._flag else None
+        self._open().update(ids=[id], metadatas=[stored_metadata(metadata, self.flag_map)])
 
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
@@ -184,14 +176,14 @@ class _ChromaStore(AdapterBase):
         changed document loses its flag first, then the new active one gets it: an
         interruption between the two leaves documents excluded, never admitted.
         """
-        if self._flag and self._collection is not None:
+        if self.revision_flags and self._collection is not None:
             changed = self.active.changed(active)
             for start in range(0, len(changed), KEYS_PER_FILTER):
                 part = changed[start:start + KEYS_PER_FILTER]
-                self._flag_where({LID: {"$in": [logical_key(*p) for p in part]}}, "no")
+                self._write_flag_where({LID: {"$in": [logical_key(*p) for p in part]}}, "no")
                 keys = [revision_key(t, lid, active[(t, lid)]) for t, lid in part if (t, lid) in active]
                 if keys:
-                    self._flag_where({KEY: {"$in": keys}}, "yes")
+                    self._write_flag_where({KEY: {"$in": keys}}, "yes")
         self.active = active
 
     def _flag_where(self, where: Where, value: str) -> None:
@@ -213,7 +205,7 @@ class _ChromaStore(AdapterBase):
 
     def compile(self, where: PolicyFilter) -> list[Where]:
         """The native filters (usually one), with the active keys cached per map object and tenant."""
-        if self._flag:
+        if self.revision_flags:
             return [compile_where(where, flag=True)]
         return compile_partitions(where, self._keys(where.active, where.principal.tenant))
 

@@ -122,7 +122,7 @@ class LanceDBAdapter(AdapterBase):
     def _batch(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> pa.Table:
         columns: dict[str, list[Any]] = {c: [] for c in lw.STORED_COLUMNS}
         for meta in metadata:
-            for column, value in lw.stored_columns(meta, self.active if self._flag else None).items():
+            for column, value in lw.stored_columns(meta, self.flag_map).items():
                 columns[column].append(value)
         flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel())
         return pa.table({"id": [lw.text(i) for i in ids], "vector": pa.FixedSizeListArray.from_arrays(flat, self._dim),
@@ -150,10 +150,6 @@ class LanceDBAdapter(AdapterBase):
             vector = np.asarray(found.column("vector")[0].as_py(), dtype=np.float32)[None, :]
             self._merge(self._batch([id], vector, [metadata]))
 
-    @property
-    def _flag(self) -> bool:
-        return self.options.revision == "flag"
-
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
 
@@ -161,7 +157,7 @@ class LanceDBAdapter(AdapterBase):
         gets it (an interruption between the two excludes, never admits). LanceDB's
         ``update`` is committed when it returns.
         """
-        if self._flag and self._table is not None:
+        if self.revision_flags and self._table is not None:
             changed = self.active.changed(active)
             for start in range(0, len(changed), FLAG_BATCH):
                 part = changed[start:start + FLAG_BATCH]
@@ -193,7 +189,7 @@ class LanceDBAdapter(AdapterBase):
 
     def compile(self, where: PolicyFilter) -> str:
         """The filter string, with the active keys cached per map object and tenant."""
-        if self._flag:
+        if self.revision_flags:
             return lw.compile_where(where, flag=True)
         return lw.compile_where(where, self._keys(where.active, where.principal.tenant))
 

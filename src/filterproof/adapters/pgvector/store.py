@@ -163,7 +163,7 @@ class PgvectorAdapter(AdapterBase):
             self._conn.execute(self._sql(
                 f"CREATE TABLE {{t}} (id text PRIMARY KEY, embedding vector({int(dim)}) NOT NULL, {columns})"))
             self._conn.execute(self._sql("CREATE INDEX {i} ON {t} (tenant)", i=f"{self._table}_tenant"))
-            if self._flag:  # the flag rewrite finds the revisions of a changed tenant/logical_id by this
+            if self.revision_flags:  # the flag rewrite finds the revisions of a changed tenant/logical_id by this
                 self._conn.execute(self._sql("CREATE INDEX {i} ON {t} (logical_key)", i=f"{self._table}_lkey"))
             self._conn.execute(self._sql("DROP TABLE IF EXISTS {s}", s=self._staging))  # the old dimension
         self._dim, self._indexed, self._analyzed_rows, self._written = dim, False, 0, 0
@@ -178,7 +178,7 @@ class PgvectorAdapter(AdapterBase):
             raise ValueError(f"{record.id}: vector has shape {vector.shape}, index takes ({self._dim},)")
         norm = float(np.linalg.norm(vector))
         unit = vector / norm if norm > 0 else vector
-        return (pgsql.pg_text(record.id), vector_text(unit), *pgsql.stored_row(record.metadata, self._flag_map))
+        return (pgsql.pg_text(record.id), vector_text(unit), *pgsql.stored_row(record.metadata, self.flag_map))
 
     def upsert(self, records: Sequence[Record]) -> None:
         rows = [self._row(r) for r in {r.id: r for r in records}.values()]  # the last of an id wins
@@ -205,16 +205,8 @@ class PgvectorAdapter(AdapterBase):
         """Replace every policy column and the raw metadata; the vector stays; unknown ids are ignored."""
         assignments = ", ".join(f"{c} = %s" for c in pgsql.STORED_COLUMNS)
         self._conn.execute(self._sql(f"UPDATE {{t}} SET {assignments} WHERE id = %s"),
-                           (*pgsql.stored_row(metadata, self._flag_map), pgsql.pg_text(id)))
+                           (*pgsql.stored_row(metadata, self.flag_map), pgsql.pg_text(id)))
         self._written += 1
-
-    @property
-    def _flag(self) -> bool:
-        return self.options.revision == "flag"
-
-    @property
-    def _flag_map(self) -> ActiveRevisions | None:
-        return self.active if self._flag else None
 
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
@@ -222,7 +214,7 @@ class PgvectorAdapter(AdapterBase):
         One transaction (committed before this returns): the changed documents' revisions
         all lose the flag, then each new active revision gets it.
         """
-        if self._flag and self._dim:
+        if self.revision_flags and self._dim:
             changed = self.active.changed(active)
             lids = [pgsql.pg_text(logical_key(*pair)) for pair in changed]
             keys = [pgsql.pg_text(revision_key(*pair, active[pair])) for pair in changed if pair in active]
@@ -262,7 +254,7 @@ class PgvectorAdapter(AdapterBase):
 
     def compile(self, where: PolicyFilter) -> pgsql.Clause:
         """The ``WHERE``, with the active keys cached per map object and tenant."""
-        if self._flag:
+        if self.revision_flags:
             return pgsql.compile_where(where, flag=True)
         return pgsql.compile_where(where, self._keys(where.active, where.principal.tenant))
 

@@ -50,14 +50,13 @@ class QdrantAdapter(AdapterBase, Generic[T]):
 
     def __init__(self, options: AdapterOptions | Mapping[str, Any] | None, family: Family[T]) -> None:
         super().__init__(options)
-        self._flag = getattr(self.options, "revision", "query") == "flag"
-        self._compiler = PolicyCompiler(family, flag=self._flag)
+        self._compiler = PolicyCompiler(family, flag=self.revision_flags)
         self._dim = 0
 
     @property
     def indexes(self) -> dict[str, IndexKind]:
         """Payload field -> index kind: the policy's fields, and the flag's under ``revision=flag``."""
-        return {**INDEXES, **FLAG_INDEXES} if self._flag else dict(INDEXES)
+        return {**INDEXES, **FLAG_INDEXES} if self.revision_flags else dict(INDEXES)
 
     # -- engine primitives ------------------------------------------------------
 
@@ -93,7 +92,7 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         self._create(dim)
 
     def upsert(self, records: Sequence[Record]) -> None:
-        active = self.active if self._flag else None
+        active = self.flag_map
         points = [(point_id(r.id), self._vector(r.vector, r.id), stored_payload(r.id, r.metadata, active))
                   for r in records]
         for start in range(0, len(points), WRITE_BATCH):
@@ -108,7 +107,7 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         """Replace the payload as a whole (overwrite, not merge): no stale field survives."""
         pid = point_id(id)
         if self._exists(pid):  # unknown ids are ignored, as by the reference
-            self._replace_payload(pid, stored_payload(id, metadata, self.active if self._flag else None))
+            self._replace_payload(pid, stored_payload(id, metadata, self.flag_map))
 
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
@@ -116,7 +115,7 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         Two filtered writes per batch, in the order that fails closed: first every
         revision of the changed documents loses its flag, then the new active one gets it.
         """
-        if self._flag and self._dim:
+        if self.revision_flags and self._dim:
             changed = self.active.changed(active)
             for start in range(0, len(changed), FLAG_BATCH):
                 part = changed[start:start + FLAG_BATCH]
