@@ -186,7 +186,7 @@ class _ChromaStore(AdapterBase):
                     self._write_flag_where({KEY: {"$in": keys}}, "yes")
         self.active = active
 
-    def _flag_where(self, where: Where, value: str) -> None:
+    def _write_flag_where(self, where: Where, value: str) -> None:
         ids = self._open().get(where=where, include=[])["ids"]
         for chunk in batched(ids, self._batch):
             self._open().update(ids=list(chunk), metadatas=[{CURRENT: value}] * len(chunk))
