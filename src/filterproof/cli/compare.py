@@ -31,7 +31,7 @@ from filterproof.cli.common import (
 if TYPE_CHECKING:
     from filterproof.truth import Prepared
 
-DEFAULT_BACKENDS = ["reference", "chroma", "qdrant-edge", "qdrant-local"]
+DEFAULT_BACKENDS = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb"]
 """The embedded backends, run when no --backend is given; one whose extra is not installed is left out
 with a notice (asked for by name, it is an error)."""
 
