@@ -26,7 +26,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("filterproof.runner",),
     ("filterproof.congruence",),
     ("filterproof.report",),
-    ("filterproof.conformance", "filterproof.cli"),
+    ("filterproof.conformance", "filterproof.matrix"),
+    ("filterproof.cli",),
 ]
 """Pipeline order: policy -> stores -> strategies -> truth -> scoring -> runner -> report -> front ends."""
 

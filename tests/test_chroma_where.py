@@ -102,10 +102,21 @@ def test_stored_metadata_of_a_wellformed_document() -> None:
     assert set(stored) == set(cw.STORED_FIELDS)
     assert {name: stored[name] for name in cw.POLICY_FIELDS} == {
         "fp_tenant": "acme", "fp_status": "active", "fp_key": "acme/handbook#2", "fp_groups": ["eng", "$or"],
-        "fp_from": 20260101, "fp_until": 20261231}
+        "fp_from": 20260101, "fp_until": 20261231, "fp_current": None, "fp_lid": None}
     assert stored["fp_problem"] is None and json.loads(stored["fp_raw"]) == GOOD
     assert cw.stored_metadata({**GOOD, "valid_until": None})["fp_until"] == cw.OPEN_UNTIL
     assert cw.stored_metadata({k: v for k, v in GOOD.items() if k != "valid_until"})["fp_until"] == cw.OPEN_UNTIL
+
+
+def test_revision_flag_is_written_from_the_map_given() -> None:
+    """revision=flag: the flag says whether the document is its tenant/logical_id's active revision."""
+    current = cw.stored_metadata(GOOD, {("acme", "handbook"): 2})
+    assert (current["fp_current"], current["fp_lid"]) == ("yes", "acme/handbook")
+    assert cw.stored_metadata(GOOD, {("acme", "handbook"): 3})["fp_current"] == "no"
+    assert cw.stored_metadata(GOOD, {})["fp_current"] == "no"
+    where = cw.compile_where(PolicyFilter(Principal("acme", ("eng",)), date(2026, 9, 8), ActiveRevisions()),
+                             flag=True)
+    assert {"fp_current": {"$eq": "yes"}} in where["$and"] and not any("fp_key" in c for c in where["$and"])
 
 
 def test_every_malformed_class_stores_no_policy_field() -> None:

@@ -1,6 +1,9 @@
 """The conformance suite against every built-in backend that can run on this machine.
 
 The same classes a third party would write: subclass the suite, return a fresh adapter.
+Every engine backend runs the suite under both revision encodings (``revision=query``:
+the active map in each query; ``revision=flag``: a stored flag that
+``set_active_revisions`` rewrites); the bridges under each search path.
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from filterproof.adapters import Adapter, open_backend
+from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.conformance import AdapterConformanceTests
+
+REVISIONS = ["query", "flag"]
 
 
 def fresh(name: str, **options: str) -> Iterator[Adapter]:
@@ -21,15 +26,15 @@ def fresh(name: str, **options: str) -> Iterator[Adapter]:
 
 
 class TestReference(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("reference")
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("reference", revision=request.param)
 
 
 class TestChroma(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("chroma")
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("chroma", revision=request.param)
 
 
 @pytest.fixture(scope="module")
@@ -45,21 +50,55 @@ def chroma_url() -> Iterator[str]:
 
 
 class TestChromaServer(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self, chroma_url: str) -> Iterator[Adapter]:
-        yield from fresh("chroma-server", url=chroma_url)
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest, chroma_url: str) -> Iterator[Adapter]:
+        yield from fresh("chroma-server", url=chroma_url, revision=request.param)
 
 
 class TestQdrantEdge(AdapterConformanceTests):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("qdrant-edge")
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("qdrant-edge", revision=request.param)
 
 
 class TestQdrantLocal(AdapterConformanceTests):
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("qdrant-local", revision=request.param)
+
+
+class TestPgvector(AdapterConformanceTests):
+    """Exact (no vector index); the server is PGVECTOR_DSN or the process's throwaway one, shared by every test."""
+
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("pgvector", revision=request.param)
+
+
+class TestPgvectorForcedHnsw(AdapterConformanceTests):
+    """HNSW on every search of the small tables (plan=index), pgvector 0.8's strict iterative scan.
+
+    m=32/ef_construction=200: at pgvector's 16/64 the selective-filter scenario (40 equidistant
+    rows) leaves 11 of its 44 rows unreachable in the graph, and ``test_selective_filter_is_not_short``
+    fails: a recall finding about HNSW on degenerate data, not a filter one (README, pgvector).
+    """
+
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
-        yield from fresh("qdrant-local")
+        yield from fresh("pgvector", index="hnsw", plan="index", iterative_scan="strict_order", m="32",
+                         ef_construction="200")
+
+
+class TestLanceDB(AdapterConformanceTests):
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh("lancedb", revision=request.param)
+
+
+class TestLanceDBScalarIndexes(AdapterConformanceTests):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from fresh("lancedb", index_scalar="true")
 
 
 @pytest.mark.docker
@@ -69,3 +108,66 @@ class TestQdrantServer(AdapterConformanceTests):
         if not os.environ.get("QDRANT_URL"):
             pytest.skip("no QDRANT_URL: start one with `docker compose up -d qdrant`")
         yield from fresh("qdrant-server")
+
+
+# The bridges (adapters/bridges): each through every search path an application uses. They take the
+# active map with each query only (revision=query): a framework has no call to rewrite a flag by filter.
+BRIDGE_PATHS = ["plain", "score_threshold", "mmr", "retriever"]
+
+
+def bridge(name: str, path: str) -> Iterator[Adapter]:
+    try:
+        store = open_backend(name, {"path": path})
+    except BackendUnavailable as error:
+        pytest.skip(str(error))
+    yield store
+    store.close()
+
+
+class BridgeConformanceTests(AdapterConformanceTests):
+    """The suite through a bridge; the scale tier on the plain path only (CI time: 5,000 documents through a
+    framework's add path take up to 30 s per path), since every path reads the same store."""
+
+    def test_scale_tier(self, native: Adapter, request: pytest.FixtureRequest) -> None:
+        """See ``ScaleChecks.test_scale_tier``; run once per bridge, on its plain path."""
+        path = getattr(getattr(native, "options", None), "path", "plain")
+        if path != "plain":
+            pytest.skip(f"the scale tier runs on the plain path of this bridge (this is path={path})")
+        super().test_scale_tier(native, request)
+
+
+class TestLangChainChroma(BridgeConformanceTests):
+    @pytest.fixture(params=BRIDGE_PATHS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from bridge("langchain-chroma", request.param)
+
+
+class TestLangChainQdrant(BridgeConformanceTests):
+    @pytest.fixture(params=BRIDGE_PATHS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from bridge("langchain-qdrant", request.param)
+
+
+class TestLlamaIndexChroma(BridgeConformanceTests):
+    @pytest.fixture(params=BRIDGE_PATHS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from bridge("llamaindex-chroma", request.param)
+
+
+class TestLlamaIndexQdrant(BridgeConformanceTests):
+    @pytest.fixture(params=BRIDGE_PATHS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from bridge("llamaindex-qdrant", request.param)
+
+
+# The PostgreSQL bridges need a server: PGVECTOR_DSN, or the pgvector backend's throwaway one; skipped otherwise.
+class TestLangChainPgvector(BridgeConformanceTests):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge("langchain-pgvector", "plain")
+
+
+class TestLlamaIndexPgvector(BridgeConformanceTests):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge("llamaindex-pgvector", "plain")

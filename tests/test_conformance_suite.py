@@ -11,7 +11,7 @@ import pytest
 # share one hypothesis module with the plugin that pytest already loaded.
 import filterproof.conformance.suite  # noqa: F401
 from filterproof.adapters.reference import ReferenceAdapter
-from filterproof.conformance.defects import SilentlyShort
+from filterproof.conformance.defects import DEFECTS, SilentlyShort
 from filterproof.fixtures import shipped
 from filterproof.fixtures.lab import load_lab
 from filterproof.runner import Settings, evaluate, index
@@ -21,11 +21,61 @@ from filterproof.truth import Prepared, prepare
 pytest_plugins = ["pytester"]
 
 SUITE = ["-p", "no:cacheprovider", "--pyargs", "filterproof.conformance", "--conformance-examples", "40"]
+SUITE_TESTS = 56
+
+# (defect, the test it must fail (-k), the FAILED line, a piece of the message)
+POINTERS = [
+    ("IgnoresValidUntil", "test_date_boundaries", "test_date_boundaries?valid_until is exclusive*",
+     "valid_until is exclusive (tenant 'acme' groups ('engineering',) as of 2026-09-08): "
+     "returned but NOT eligible (a leak): dated: "),
+    ("DropsOpenEnded", "test_date_boundaries", "test_date_boundaries?valid_until null is open-ended*",
+     "eligible but NOT returned: dated: {'tenant': 'acme', 'logical_id': 'doc', 'revision': 1, 'status': 'active', "
+     "'groups': ['engineering'], 'valid_from': '2026-01-01', 'valid_until': None}"),
+    ("GroupsStringAsList", "test_every_malformed", "test_every_malformed_document_fails_closed",
+     "returned but NOT eligible (a leak): m-string-groups: "),
+    ("DropsTenantClause", "test_tenant_isolation", "test_tenant_isolation",
+     "tenant 'acme' (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): "),
+    ("CachesAcrossRevocation", "test_revoke_a_group", "test_revoke_a_group",
+     "the revoked group still admits the document"),
+    ("LazyRevisionFlag", "test_change_of_the_active_map_alone", "test_change_of_the_active_map_alone",
+     "the map alone moved acme/p to revision 1: returned but NOT eligible (a leak): r2: "),
+    ("SilentlyShort", "test_selective_filter_is_not_short", "test_selective_filter_is_not_short?2?",
+     "short result: 0 returned for K=2 with 2 eligible"),
+    ("LexicalDates", "calendar_date", "test_what_is_not_a_calendar_date_fails_closed?year 0000?",
+     "year 0000: valid_from '0000-01-01' (tenant 'acme' groups ('engineering',) as of 2026-09-08): "
+     "returned but NOT eligible (a leak): misdated: "),
+    ("LenientDates", "calendar_date", "test_what_is_not_a_calendar_date_fails_closed?a week date?",
+     "a week date: valid_from '2026-W01-4' (tenant 'acme' groups ('engineering',) as of 2026-09-08): "
+     "returned but NOT eligible (a leak): misdated: "),
+    ("LocalTimeAsOf", "time_zone", "test_as_of_is_a_calendar_day_in_any_process_time_zone?UTC+14?",
+     "under TZ=<+14>-14 (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible"),
+    ("CaseFoldsIdentities", "unicode_forms", "test_case_accents_and_unicode_forms_are_distinct_identities",
+     "tenant 'acme' (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): t-"),
+    ("NormalizesUnicode", "unicode_forms", "test_case_accents_and_unicode_forms_are_distinct_identities",
+     "tenant 'ácme' (tenant 'ácme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): "),
+    ("FoldsAccents", "unicode_forms", "test_case_accents_and_unicode_forms_are_distinct_identities",
+     "tenant 'acme' (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): t-"),
+    ("TruncatesAtNul", "nul_characters", "test_nul_characters_fail_closed",
+     "NUL in an identity (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible "
+     "(a leak): nul-"),
+    ("TenantByKeyPrefix", "slash", "test_a_slash_in_the_principal_tenant_is_not_a_path",
+     "tenant 'acme/x' (tenant 'acme/x' groups ('engineering',) as of 2026-09-08): returned but NOT eligible "
+     "(a leak): nested: "),
+    ("AppendsOnUpsert", "upsert_of_an_existing", "test_upsert_of_an_existing_id_replaces_it",
+     "tenant acme after a1 moved to beta: returned but NOT eligible (a leak): a1: {'tenant': 'beta'"),
+    ("RaisesOnUnknownDelete", "unknown_id", "test_deleting_an_unknown_id_is_ignored", "KeyError"),
+    ("DotProductScores", "cosine_for_vectors", "test_scores_are_cosine_for_vectors_of_any_length",
+     "ranked [Hit(id='long'"),
+    ("BatchUsesFirstFilter", "interleaved", "test_batched_queries_of_interleaved_principals",
+     "query 1 of the batch (tenant 'beta' groups ('engineering',) as of 2026-09-08): "),
+    ("WindowedNearest", "test_scale_tier", "test_scale_tier", "queries short of min(K=10, eligible)"),
+    ("OnePageMetadata", "test_scale_tier", "test_scale_tier", "recall@10 against the exact filtered top 10"),
+]
 
 
 def test_reference_passes_through_pyargs(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*SUITE, "--backend", "reference")
-    result.assert_outcomes(passed=31)
+    result.assert_outcomes(passed=SUITE_TESTS)
 
 
 def test_without_an_adapter_the_suite_skips_with_the_reason(pytester: pytest.Pytester) -> None:
@@ -34,23 +84,41 @@ def test_without_an_adapter_the_suite_skips_with_the_reason(pytester: pytest.Pyt
     result.stdout.fnmatch_lines(["*no adapter selected: pass --backend NAME or --adapter*"])
 
 
-@pytest.mark.parametrize(("defect", "failing_test", "pointer"), [
-    ("IgnoresValidUntil", "test_date_boundaries?valid_until is exclusive*",
-     "valid_until is exclusive, as of 2026-09-08: returned but NOT eligible (a leak): dated: "),
-    ("GroupsStringAsList", "test_every_malformed_document_fails_closed",
-     "returned but NOT eligible (a leak): m-string-groups: "),
-    ("DropsTenantClause", "test_tenant_isolation",
-     "tenant 'acme': returned but NOT eligible (a leak): "),
-    ("CachesAcrossRevocation", "test_revoke_a_group", "the revoked group still admits the document"),
-    ("SilentlyShort", "test_selective_filter_is_not_short?2?", "short result: 0 returned for K=2 with 2 eligible"),
-])
+def test_every_seeded_defect_has_a_pointer() -> None:
+    assert sorted(defect for defect, *_ in POINTERS) == sorted(DEFECTS)
+
+
+@pytest.mark.parametrize(("defect", "selection", "failing_test", "pointer"), POINTERS, ids=[p[0] for p in POINTERS])
 def test_seeded_defect_fails_with_a_pointer(
-    pytester: pytest.Pytester, defect: str, failing_test: str, pointer: str
+    pytester: pytest.Pytester, defect: str, selection: str, failing_test: str, pointer: str
 ) -> None:
-    result = pytester.runpytest(*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}")
+    result = pytester.runpytest(*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}", "-k", selection)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([f"FAILED *::{failing_test}*"])
     assert pointer in result.stdout.str()
+
+
+def test_a_window_covering_the_corpus_passes_the_scale_tier(pytester: pytest.Pytester) -> None:
+    """The same windowed store, once its window holds every document, is exact: the tier passes it."""
+    result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:WindowedNearest",
+                                "--backend-option", "window=1000000", "-k", "test_scale_tier")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_scale_tier_takes_a_larger_corpus_on_request(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--backend", "reference", "--conformance-scale", "20000",
+                                "-k", "test_scale_tier")
+    result.assert_outcomes(passed=1)
+    off = pytester.runpytest(*SUITE, "--backend", "reference", "--conformance-scale", "0", "-k", "test_scale_tier",
+                             "-rs")
+    off.assert_outcomes(skipped=1)
+
+
+def test_a_missing_open_ended_window_fails_an_eligibility_test_first(pytester: pytest.Pytester) -> None:
+    """The first failure names the clause (a date boundary), not a placement test about HNSW."""
+    result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:DropsOpenEnded", "-x")
+    result.stdout.fnmatch_lines(["FAILED *::test_date_boundaries*"])
+    assert "test_pre_filter_contains_post_filter" not in result.stdout.str()
 
 
 def selective_fixture() -> Prepared:

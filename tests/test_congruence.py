@@ -2,8 +2,10 @@
 
 Identical selections, decisions, top-K lists and K numbers (to 3 decimals), leaks 0
 under the filtered strategies, and native eligible sets equal to the policy's.
-Server backends use one server per session: a real ``chroma run`` here, Qdrant from
+Server backends use one server per session: a real ``chroma run`` here, PostgreSQL
+from ``PGVECTOR_DSN`` or filterproof's throwaway server (one per process), Qdrant from
 ``QDRANT_URL`` or a container (marker ``docker``, skipped with the reason otherwise).
+pgvector and LanceDB run at their exact settings (no vector index, native pre-filter).
 
 Troubleshooting: a difference on one backend only, on a fixture with ties, is usually
 a score differing in the 7th digit (see ``strategies.TIE_DIGITS``); a difference in
@@ -23,8 +25,11 @@ from filterproof.runner import BackendRun, Settings, index, run_backend
 from filterproof.scoring import summarize
 from filterproof.truth import Prepared
 
-BACKENDS = ["chroma", "chroma-server", "qdrant-edge", "qdrant-local",
-            pytest.param("qdrant-server", marks=pytest.mark.docker)]
+BACKENDS = ["chroma", "chroma-server", "qdrant-edge", "qdrant-local", "pgvector", "lancedb",
+            "lancedb:index_scalar=true", pytest.param("qdrant-server", marks=pytest.mark.docker),
+            # The bridges: the same engines through LangChain and LlamaIndex (adapters/bridges), default path.
+            "langchain-chroma", "langchain-qdrant", "llamaindex-chroma", "llamaindex-qdrant",
+            "langchain-pgvector", "llamaindex-pgvector"]
 METRICS = ("recall", "arecall", "arecall_nonempty", "unusable", "precision", "ndcg", "mrr", "recall_exact")
 COUNTS = ("cases", "correct", "wrong_document", "false_abstention", "correct_abstention", "leaks", "short")
 

@@ -31,7 +31,7 @@ def _installed() -> None:
 def test_the_suite_passes_through_the_entry_point(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider", "--pyargs", "filterproof.conformance",
                                 "--backend", "sqlite-example", "--conformance-examples", "60")
-    result.assert_outcomes(passed=31)
+    result.assert_outcomes(passed=56)
 
 
 def test_the_backend_name_works_in_the_cli() -> None:

@@ -61,6 +61,9 @@ def test_unknown_active_revision_fails_closed(doc: dict, where: PolicyFilter) ->
     ("valid_from", "yesterday"), ("valid_from", "2026-02-30"), ("valid_from", "20260801"),
     ("valid_from", "2026-08-01T00:00:00Z"), ("valid_until", ""), ("valid_until", 20270101),
     ("revision", "2"), ("revision", 2.0), ("revision", True), ("tenant", 7), ("tenant", "acme/x"),
+    ("tenant", "acme\x00evil"), ("logical_id", "retry-policy\x00"), ("status", "active\x00"),
+    ("groups", ["engineering\x00x"]), ("groups", ["engineering", "\x00"]), ("valid_from", "0000-01-01"),
+    ("valid_from", "2026-W31-6"),
 ])
 def test_malformed_permissions_dates_and_types_fail_closed(
     doc: dict, where: PolicyFilter, field: str, value: object
@@ -83,7 +86,8 @@ def test_null_valid_until_is_open_ended(doc: dict, where: PolicyFilter) -> None:
 
 def test_dates_are_strict_calendar_dates() -> None:
     assert parse_date("2026-09-08") == date(2026, 9, 8)
-    for text in ("2026-W36-2", "20260908", "2026-9-8", " 2026-09-08", "2026-09-08T00:00"):
+    for text in ("2026-W36-2", "20260908", "2026-251", "2026-9-8", " 2026-09-08", "2026-09-08T00:00", "0000-01-01",
+                 "2026-02-29", "٢٠٢٦-٠٩-٠٨"):
         assert parse_date(text) is None
 
 
@@ -126,3 +130,19 @@ def test_revocation_between_queries_changes_output(lab_prepared: Prepared) -> No
     fixture = lab_prepared.fixture
     [hits] = ranked_search(adapter, lab_prepared.query_vectors[:1], 5, lab_prepared.filters[:1], fixture.order)
     assert hits == []
+
+
+def test_the_changes_between_two_active_maps() -> None:
+    """What a revision=flag store must rewrite: added, removed and moved entries, nothing else."""
+    old = ActiveRevisions.of({("a", "x"): 1, ("a", "y"): 2, ("b", "x"): 1})
+    new = ActiveRevisions.of({("a", "x"): 1, ("a", "y"): 3, ("c", "z"): 1})
+    assert old.changed(new) == [("a", "y"), ("b", "x"), ("c", "z")]
+    assert old.changed(old) == [] and old.changed(ActiveRevisions.of(dict(old))) == []
+
+
+def test_a_nul_character_makes_an_identity_malformed(doc: dict, where: PolicyFilter) -> None:
+    """C strings end at U+0000: "acme\\x00evil" must not read as "acme" in any store, so it is malformed."""
+    assert problem({**doc, "tenant": "acme\x00evil"}, where.active) == "tenant contains U+0000"
+    assert problem({**doc, "groups": ["engineering", "x\x00"]}, where.active) == "a group contains U+0000"
+    nul_principal = PolicyFilter(Principal("acme\x00", ("engineering",)), where.as_of, where.active)
+    assert not is_eligible(doc, nul_principal)

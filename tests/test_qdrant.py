@@ -213,3 +213,22 @@ def test_server_adapter_options_and_requests_are_well_formed(monkeypatch: pytest
     for store in (adapter, other):
         with pytest.warns(UserWarning, match="could not drop collection"):  # nothing answers: warn, never raise
             store.close()
+
+
+def test_edge_reset_empties_the_open_shard_and_honours_a_new_dimension() -> None:
+    """Same dimension: the shard (and its payload indexes) is kept and emptied; another: it is recreated."""
+    store = QdrantEdgeAdapter()
+    try:
+        store.reset(3)
+        store.upsert([Record("a", np.ones(3, dtype=np.float32), sc.meta())])
+        assert [h.id for h in store.search(np.ones(3, dtype=np.float32), 5, None)] == ["a"]
+        shard = store.shard
+        store.reset(3)
+        assert store.shard is shard and store.search(np.ones(3, dtype=np.float32), 5, None) == []
+        store.reset(4)
+        store.upsert([Record("b", np.ones(4, dtype=np.float32), sc.meta())])
+        assert [h.id for h in store.search(np.ones(4, dtype=np.float32), 5, None)] == ["b"]
+        with pytest.raises(ValueError):
+            store.upsert([Record("c", np.ones(3, dtype=np.float32), sc.meta())])
+    finally:
+        store.close()

@@ -79,16 +79,20 @@ class PolicyColumns:
                 mask[rows] = True
         return mask
 
-    def mask(self, where: PolicyFilter) -> np.ndarray:
-        present, revision = self._active_by_key(where.active)
+    def current(self, active: ActiveRevisions) -> np.ndarray:
+        """Rows that are the authoritative revision of their tenant/logical_id under ``active``."""
+        present, revision = self._active_by_key(active)
         # key is -1 on malformed rows; index -1 reads the padding slot, which is False.
+        return present[self.key] & (self.revision == revision[self.key])
+
+    def mask(self, where: PolicyFilter, current: np.ndarray | None = None) -> np.ndarray:
+        """The policy's eligible rows; ``current`` replaces the revision clause (a stored flag)."""
         as_of = where.as_of.toordinal()
         return (
             self.wellformed
             & (self.tenant == self.tenants.lookup(where.principal.tenant))
             & self.active_status
-            & present[self.key]
-            & (self.revision == revision[self.key])
+            & (self.current(where.active) if current is None else current)
             & (self.start <= as_of)
             & (as_of < self.end)
             & self.group_mask(where.principal.groups)

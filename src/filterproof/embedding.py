@@ -31,7 +31,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
+from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
+
+from filterproof.errors import UsageError
 
 TOKEN_PATTERN = r"[a-z0-9]+"
 _TOKEN = re.compile(TOKEN_PATTERN)
@@ -67,8 +70,12 @@ class TfidfSpace:
             lowercase=True, token_pattern=TOKEN_PATTERN, sublinear_tf=True,
             smooth_idf=True, norm=None, dtype=np.float64,
         )
-        self._docs = self._vectorizer.fit_transform(list(texts))
-        self._vocabulary = self._vectorizer.vocabulary_
+        if any(_TOKEN.search(t.lower()) for t in texts):
+            self._docs = self._vectorizer.fit_transform(list(texts))
+            self._vocabulary = self._vectorizer.vocabulary_
+        else:  # no document has a word: every document is the zero vector, every query scores 0
+            self._docs = sparse.csr_matrix((len(texts), 0))
+            self._vocabulary = {}
         self.dim = len(self._vocabulary) + 1
 
     def _with_unseen(self, weights: np.ndarray, unseen: np.ndarray) -> np.ndarray:
@@ -88,7 +95,8 @@ class TfidfSpace:
         return math.sqrt(sum((1.0 + math.log(c)) ** 2 for c in counts.values()))
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
-        seen = self._vectorizer.transform(list(texts)).toarray()
+        seen = (self._vectorizer.transform(list(texts)).toarray() if self._vocabulary
+                else np.zeros((len(texts), 0)))
         unseen = np.array([self.unseen_weight(t) for t in texts], dtype=np.float64)
         return self._with_unseen(seen, unseen)
 
@@ -100,12 +108,15 @@ class SvdSpace:
         from sklearn.decomposition import TruncatedSVD
 
         self._tfidf = TfidfSpace(texts)
-        sparse = self._tfidf._docs
-        n_components = max(1, min(dim, sparse.shape[1] - 1, sparse.shape[0] - 1))
+        weights = self._tfidf._docs
+        n_components = min(dim, weights.shape[1] - 1, weights.shape[0] - 1)
+        if n_components < 1:
+            raise UsageError(f"{weights.shape[0]} documents and {weights.shape[1]} distinct words are too few for "
+                             "the svd embedding: use --embedding tfidf")
         self._svd = TruncatedSVD(n_components=n_components, random_state=seed)
         # Kept as float32 unit rows (what documents() returns), not the float64 U x Sigma: half the memory.
-        self._documents = unit_rows(self._svd.fit_transform(sparse)).astype(np.float32)
-        self._tfidf._docs = sparse[:0]  # the sample's sparse matrix is not needed after the fit
+        self._documents = unit_rows(self._svd.fit_transform(weights)).astype(np.float32)
+        self._tfidf._docs = weights[:0]  # the sample's sparse matrix is not needed after the fit
         self.dim = n_components
 
     def documents(self) -> np.ndarray:

@@ -9,9 +9,10 @@ A document may be used by a principal at a date ``as_of`` when all of these hold
 * ``valid_from <= as_of < valid_until`` (``valid_until`` absent or null: open-ended).
 
 Everything fails closed. Metadata that cannot be judged (a required field missing,
-groups empty / not a list / not all strings, a date that is not ``YYYY-MM-DD``, a
-revision that is not an integer, a tenant/logical_id with no entry in the active
-map) makes a document *malformed*: it is indexed and counted, never eligible.
+groups empty / not a list / not all strings, an identity string holding U+0000 or a
+lone surrogate, a date that is not ``YYYY-MM-DD``, a revision that is not a 64-bit
+integer, a tenant/logical_id with no entry in the active map) makes a document
+*malformed*: it is indexed and counted, never eligible.
 
 This module is the oracle, written for reading: one small function per check.
 ``columns.PolicyColumns`` evaluates the same predicate over all documents at once
@@ -31,6 +32,9 @@ from datetime import date
 from typing import Any
 
 ACTIVE_STATUS = "active"
+NUL = "\x00"
+"""Never part of an identity: C strings (SQLite's JSON functions among them) end at it, so
+``"acme\\x00evil"`` would read as ``"acme"`` in one store and not in another."""
 REQUIRED_FIELDS = ("tenant", "logical_id", "revision", "status", "groups", "valid_from")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -50,9 +54,34 @@ def parse_date(value: object) -> date | None:
         return None
 
 
+REVISION_RANGE = (-(2**63), 2**63 - 1)
+"""Revisions every store can hold (a signed 64-bit integer); beyond it a revision is malformed."""
+
+
 def is_revision(value: object) -> bool:
-    """Revisions are integers; ``True`` and ``1.0`` are not (Python says they equal 1)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+    """Revisions are integers a store can hold; ``True`` and ``1.0`` are not (Python says they equal 1)."""
+    return (isinstance(value, int) and not isinstance(value, bool)
+            and REVISION_RANGE[0] <= value <= REVISION_RANGE[1])
+
+
+def matchable(value: object) -> bool:
+    """Whether a well-formed document can hold this tenant, logical_id or group: valid text without NUL.
+
+    A principal, a group or an active-map entry that fails it can match nothing, so a
+    compiler leaves it out of a filter (some stores refuse NUL even in a query).
+    """
+    return is_text(value) and NUL not in value  # type: ignore[operator]
+
+
+def is_text(value: object) -> bool:
+    """A string every store can hold: encodable as UTF-8 (JSON may carry lone surrogates like ``\\ud800``)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -92,6 +121,15 @@ class ActiveRevisions(Mapping[tuple[str, str], int]):
     def replace(self, tenant: str, logical_id: str, revision: int) -> ActiveRevisions:
         return ActiveRevisions.of({**self._index, (tenant, logical_id): revision})
 
+    def changed(self, new: Mapping[tuple[str, str], int]) -> list[tuple[str, str]]:
+        """The tenant/logical_ids whose active revision differs in ``new`` (added, removed or moved), sorted.
+
+        What a store that flags the current revision must rewrite when the map changes.
+        """
+        if new is self:
+            return []
+        return sorted(pair for pair in set(self._index) | set(new) if self._index.get(pair) != new.get(pair))
+
     def to_json(self) -> dict[str, int]:
         return {f"{tenant}/{logical}": rev for (tenant, logical), rev in self.entries}
 
@@ -130,9 +168,14 @@ def bad_identity(meta: Mapping[str, Any]) -> str | None:
     for name in ("tenant", "logical_id", "status"):
         if not isinstance(meta[name], str):
             return f"{name} is not a string"
+        if not is_text(meta[name]):
+            return f"{name} is not valid text (a lone surrogate)"
     if "/" in meta["tenant"]:
         # tenant/logical_id keys the active map; a slash would make keys ambiguous.
         return "tenant contains '/'"
+    for name in ("tenant", "logical_id", "status"):
+        if NUL in meta[name]:
+            return f"{name} contains U+0000"
     return None
 
 
@@ -144,11 +187,18 @@ def bad_groups(meta: Mapping[str, Any]) -> str | None:
         return "groups is empty"
     if not all(isinstance(g, str) for g in groups):
         return "groups has a non-string"
+    if not all(is_text(g) for g in groups):
+        return "groups has a string that is not valid text (a lone surrogate)"
+    if any(NUL in g for g in groups):
+        return "a group contains U+0000"
     return None
 
 
 def bad_revision(meta: Mapping[str, Any]) -> str | None:
-    return None if is_revision(meta["revision"]) else "revision is not an integer"
+    revision = meta["revision"]
+    if isinstance(revision, int) and not isinstance(revision, bool) and not is_revision(revision):
+        return "revision is outside the signed 64-bit range"
+    return None if is_revision(revision) else "revision is not an integer"
 
 
 def bad_dates(meta: Mapping[str, Any]) -> str | None:

@@ -22,11 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from filterproof.adapters.base import Adapter, Hit, records_of
+from filterproof.adapters.base import Adapter, Hit, records_of, sync_active
 from filterproof.adapters.registry import Resolved, resolve
 from filterproof.adapters.spec import BackendSpec
 from filterproof.chunks import chunks
-from filterproof.errors import BackendUnavailable
+from filterproof.errors import BackendUnavailable, UsageError
 from filterproof.scoring import CaseRow, score_case
 from filterproof.strategies import TIE_MARGIN, CandidateDepth, Strategy, deepest, plan, ranked_search
 from filterproof.timing import Clock, TimedAdapter, overhead, percentile
@@ -120,6 +120,7 @@ def index(adapter: Adapter, prepared: Prepared, batch: int = 512, tick: Tick = _
     again: 2.9 GB peak and 469 s, against 2.1 GB and 273 s).
     """
     adapter.reset(prepared.dim)
+    sync_active(adapter, prepared.fixture.active)  # before the upserts: a revision=flag store writes flags from it
     for chunk in chunks(prepared.fixture, batch, texts=False):
         adapter.upsert(records_of(chunk.ids, prepared.doc_vectors[chunk.start:chunk.stop], chunk.metadata))
         tick(label, "ingest", len(chunk))
@@ -236,7 +237,7 @@ def run_backend(prepared: Prepared, backend: Resolved | BackendSpec | str, setti
     wall = time.perf_counter()
     try:
         adapter = TimedAdapter(resolved.open(), clock)
-    except BackendUnavailable as error:
+    except (BackendUnavailable, UsageError) as error:  # cannot run here, now (not installed, a path in use)
         run.status, run.reason = "unavailable", str(error)
         return run
     except Exception as error:  # a store that cannot even start is a finding about that store, not a crash

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import Adapter, Capabilities, Hit, Record, optimize, search_many
-from filterproof.policy import PolicyFilter
+from filterproof.adapters.base import Adapter, Capabilities, Hit, Record, optimize, search_many, sync_active
+from filterproof.policy import ActiveRevisions, PolicyFilter
 
 
 @dataclass
@@ -76,6 +76,10 @@ class TimedAdapter:
     def optimize(self) -> None:
         with self.clock.measure():
             optimize(self.inner)
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        with self.clock.measure():
+            sync_active(self.inner, active)
 
     def build(self) -> float:
         """Let an engine that builds its index lazily (qdrant-edge's ``optimize``) do it now; returns the time.

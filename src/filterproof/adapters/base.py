@@ -22,12 +22,19 @@ stays on our side of the line. The whole contract:
 * ``close()`` releases the store; the adapter is not used afterwards.
 * ``capabilities`` says what the adapter can do, so that tests it cannot take skip.
 
-Two methods are optional (``BatchSearch``, ``Optimizable``):
+Three methods are optional (``BatchSearch``, ``Optimizable``, ``RevisionSync``):
 
 * ``search_batch(vectors, k, wheres)`` answers many queries in one call, one list
   per query in order, each under its own filter; ``search_many`` uses it when present.
 * ``optimize()`` builds what the writes since the last call need (an HNSW graph);
   the harness calls it after ingesting and before timing queries.
+* ``set_active_revisions(active)`` tells the adapter the authoritative map: the
+  harness calls it before the first upsert and whenever the map changes, and only
+  then asks queries whose ``PolicyFilter.active`` is that map. An adapter that keeps
+  a per-document "current revision" flag (``revision=flag``) writes the flags of
+  later upserts from it, and rewrites the flags the change affects **before it
+  returns**: the very next query must see the new map. An adapter that compiles the
+  map into every query (``revision=query``) has nothing to do.
 
 An adapter class may declare ``Options``, a pydantic model of the options it takes
 (``adapters.options.AdapterOptions``); the registry validates a backend spec's
@@ -49,10 +56,10 @@ import numpy as np
 
 from filterproof.adapters.options import AdapterOptions, NoOptions
 from filterproof.errors import AdapterError
-from filterproof.policy import PolicyFilter
+from filterproof.policy import ActiveRevisions, PolicyFilter
 
 __all__ = ["Adapter", "AdapterBase", "AdapterError", "BatchSearch", "Capabilities", "Hit", "Optimizable", "Record",
-           "optimize", "records_of", "search_many"]
+           "RevisionSync", "optimize", "records_of", "search_many", "sync_active"]
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,13 @@ class Optimizable(Protocol):
     def optimize(self) -> None: ...
 
 
+@runtime_checkable
+class RevisionSync(Protocol):
+    """Optional: receive the authoritative active-revision map (see the module docstring)."""
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None: ...
+
+
 class AdapterBase(ABC):
     """An optional base class: the six methods to write, and honest defaults for the rest.
 
@@ -141,6 +155,7 @@ class AdapterBase(ABC):
 
     def __init__(self, options: AdapterOptions | Mapping[str, Any] | None = None) -> None:
         self.options = self.Options.coerce(options, self.name)
+        self.active = ActiveRevisions()
 
     @abstractmethod
     def reset(self, dim: int) -> None: ...
@@ -166,6 +181,20 @@ class AdapterBase(ABC):
     def optimize(self) -> None:  # noqa: B027 - an optional hook with a default, not an abstract method
         """Nothing to build: the index is ready after every write."""
 
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        """Remember the map (``self.active``); an adapter with stored flags also rewrites them here."""
+        self.active = active
+
+    @property
+    def revision_flags(self) -> bool:
+        """Whether this adapter keeps a current-revision flag (its options say ``revision=flag``)."""
+        return getattr(self.options, "revision", "query") == "flag"
+
+    @property
+    def flag_map(self) -> ActiveRevisions | None:
+        """The map to write flags from at upsert under ``revision=flag``; None under ``revision=query``."""
+        return self.active if self.revision_flags else None
+
     def close(self) -> None:  # noqa: B027
         """Nothing to release."""
 
@@ -189,6 +218,12 @@ def optimize(adapter: Adapter) -> None:
     """Let an adapter that builds its index lazily build it now."""
     if isinstance(adapter, Optimizable):
         adapter.optimize()
+
+
+def sync_active(adapter: Adapter, active: ActiveRevisions) -> None:
+    """Give an adapter that takes it the authoritative map (before upserts, and after every change)."""
+    if isinstance(adapter, RevisionSync):
+        adapter.set_active_revisions(active)
 
 
 def records_of(ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> list[Record]:

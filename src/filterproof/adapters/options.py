@@ -107,3 +107,16 @@ def unknown_message(model: type[AdapterOptions], backend: str, key: str) -> str:
 
 class NoOptions(AdapterOptions):
     """For adapters that take no options."""
+
+
+class RevisionOption(AdapterOptions):
+    """How the authoritative-revision clause reaches the store (every built-in backend takes it).
+
+    ``query``: the principal's tenant's active keys travel with every query (exact for
+    any map, no writes when it changes; the filter grows with the tenant). ``flag``: a
+    current-revision flag is written at upsert and rewritten by
+    ``set_active_revisions`` when the map changes (a constant-size filter; a write on
+    every map change, and stale until that write completes).
+    """
+
+    revision: Literal["query", "flag"] = "query"

@@ -24,6 +24,7 @@ import numpy as np
 from scipy import sparse
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.options import RevisionOption
 from filterproof.columns import PolicyColumns
 from filterproof.embedding import unit_rows
 from filterproof.policy import PolicyFilter
@@ -43,8 +44,15 @@ def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
     return rows[order][:k]
 
 
+class ReferenceOptions(RevisionOption):
+    """``reference``: ``revision=flag`` decides the revision clause from the map last given to
+    ``set_active_revisions`` (a stored flag's semantics), ``query`` from each query's map."""
+
+
 class ReferenceAdapter(AdapterBase):
     name = "reference"
+    Options = ReferenceOptions
+    options: ReferenceOptions
     capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
@@ -108,6 +116,8 @@ class ReferenceAdapter(AdapterBase):
     def mask(self, where: PolicyFilter) -> np.ndarray:
         if self._columns is None:
             self._columns = PolicyColumns(self._metadata)
+        if self.options.revision == "flag":
+            return self._columns.mask(where, current=self._columns.current(self.active))
         return self._columns.mask(where)
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:

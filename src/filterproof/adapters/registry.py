@@ -39,9 +39,10 @@ class Builtin:
 
 
 _ADAPTERS = "filterproof.adapters"
+_BRIDGES = f"{_ADAPTERS}.bridges"
 BUILTIN: dict[str, Builtin] = {
-    "reference": Builtin(f"{_ADAPTERS}.reference:ReferenceAdapter", None, None,
-                         "exact in-memory cosine search; the oracle"),
+    "reference": Builtin(f"{_ADAPTERS}.reference:ReferenceAdapter", f"{_ADAPTERS}.reference:ReferenceOptions",
+                         None, "exact in-memory cosine search; the oracle"),
     "chroma": Builtin(f"{_ADAPTERS}.chroma:ChromaAdapter", f"{_ADAPTERS}.chroma.options:ChromaOptions", "chroma",
                       "Chroma in process"),
     "chroma-server": Builtin(f"{_ADAPTERS}.chroma:ChromaServerAdapter",
@@ -55,6 +56,30 @@ BUILTIN: dict[str, Builtin] = {
     "qdrant-server": Builtin(f"{_ADAPTERS}.qdrant:QdrantServerAdapter",
                              f"{_ADAPTERS}.qdrant.options:QdrantServerOptions", "qdrant",
                              "a Qdrant server at QDRANT_URL"),
+    "pgvector": Builtin(f"{_ADAPTERS}.pgvector:PgvectorAdapter", f"{_ADAPTERS}.pgvector.options:PgvectorOptions",
+                        "pgvector", "PostgreSQL + pgvector (PGVECTOR_DSN, else a throwaway server)"),
+    "lancedb": Builtin(f"{_ADAPTERS}.lancedb:LanceDBAdapter", f"{_ADAPTERS}.lancedb.options:LanceDBOptions",
+                       "lancedb", "LanceDB embedded, in a temporary directory"),
+    # Bridges: the same engines through the framework integrations applications call (adapters/bridges).
+    "langchain-chroma": Builtin(f"{_BRIDGES}.langchain_stores:LangChainChromaBridge",
+                                f"{_BRIDGES}.options:ChromaBridgeOptions", "langchain",
+                                "LangChain's Chroma integration (langchain-chroma), in process"),
+    "langchain-qdrant": Builtin(f"{_BRIDGES}.langchain_stores:LangChainQdrantBridge",
+                                f"{_BRIDGES}.options:QdrantBridgeOptions", "langchain",
+                                "LangChain's Qdrant integration (langchain-qdrant), local mode"),
+    "llamaindex-chroma": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexChromaBridge",
+                                 f"{_BRIDGES}.options:ChromaBridgeOptions", "llamaindex",
+                                 "LlamaIndex's ChromaVectorStore, in process"),
+    "llamaindex-qdrant": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexQdrantBridge",
+                                 f"{_BRIDGES}.options:QdrantBridgeOptions", "llamaindex",
+                                 "LlamaIndex's QdrantVectorStore, local mode"),
+    "langchain-pgvector": Builtin(f"{_BRIDGES}.langchain_stores:LangChainPgvectorBridge",
+                                  f"{_BRIDGES}.options:PgBridgeOptions", "langchain",
+                                  "LangChain's PGVector (langchain-postgres); PGVECTOR_DSN or the "
+                                  "pgvector backend's server"),
+    "llamaindex-pgvector": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexPgvectorBridge",
+                                   f"{_BRIDGES}.options:PgBridgeOptions", "llamaindex",
+                                   "LlamaIndex's PGVectorStore; PGVECTOR_DSN or the pgvector backend's server"),
 }
 
 

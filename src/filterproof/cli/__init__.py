@@ -1,4 +1,4 @@
-"""The ``filterproof`` command line: compare, sweep, generate, check, backends, version."""
+"""The ``filterproof`` command line: compare, sweep, generate, matrix, check, backends, version."""
 
 from __future__ import annotations
 
@@ -9,15 +9,25 @@ import typer
 from rich.text import Text
 
 from filterproof import __version__
+from filterproof.cli import signals
 from filterproof.cli.common import console, usage_errors
 from filterproof.cli.compare import compare_command
 from filterproof.cli.sweep import generate_command, sweep_command
+from filterproof.matrix.commands import register as register_matrix
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Prove that vector-store filters keep an access and freshness policy.")
+
+
+@app.callback()
+def main() -> None:
+    """Prove that vector-store filters keep an access and freshness policy."""
+    signals.install()
+
 app.command("compare")(compare_command)
 app.command("sweep")(sweep_command)
 app.command("generate")(generate_command)
+register_matrix(app)
 
 
 @app.command()

@@ -1,6 +1,7 @@
 """``filterproof compare``: fixtures x backends x strategies, the backends side by side, and a CI verdict.
 
-Exit codes: 0 when no filtered strategy leaked, every backend ran and every backend
+The reference backend always runs (first, when not named): it is the oracle every
+other backend is compared with. Exit codes: 0 when no filtered strategy leaked, every backend ran and every backend
 agreed with the reference (identical for one that declares itself exact, within its
 declared tolerance for an approximate one); 1 otherwise (the output names which);
 2 for bad input or usage. ``--no-fail`` keeps 0 for exploration.
@@ -30,7 +31,7 @@ from filterproof.cli.common import (
 if TYPE_CHECKING:
     from filterproof.truth import Prepared
 
-DEFAULT_BACKENDS = ["reference", "chroma", "qdrant-edge", "qdrant-local"]
+DEFAULT_BACKENDS = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb"]
 """The embedded backends, run when no --backend is given; one whose extra is not installed is left out
 with a notice (asked for by name, it is an error)."""
 
@@ -55,7 +56,7 @@ def compare_command(
     no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when a backend leaks or differs.")] = False,
 ) -> None:
     """Run fixtures through backends under rank_only, post_filter and pre_filter, and compare with the reference."""
-    from filterproof.adapters import parse_specs, resolve
+    from filterproof.adapters import BackendSpec, parse_specs, resolve
     from filterproof.fixtures import load_fixture
     from filterproof.report import Results, fixture_info, settings_info, write
     from filterproof.report.console import render_compare
@@ -68,6 +69,8 @@ def compare_command(
         settings = Settings(ks=positive_ints(k, "--k"), depths=depths or (CandidateDepth(),),
                             min_score=finite(min_score, "--min-score"))
         specs = parse_specs(backend or DEFAULT_BACKENDS)
+        if not any(spec.name == "reference" and not spec.options for spec in specs):
+            specs.insert(0, BackendSpec("reference"))  # the oracle every backend is compared with
         resolved = [resolve(spec) for spec in specs]
     writable(json_out, "--json")
     writable(html_out, "--html")

@@ -18,7 +18,10 @@ class LifecycleChecks:
     """
 
     def test_revoke_a_group(self, mutable: Adapter) -> None:
-        """Replacing a document's groups with ones the principal lacks removes it on the next query."""
+        """Replacing a document's groups with ones the principal lacks removes it on the next query.
+
+        If this fails: results are cached, or the write is not visible yet (wait for it).
+        """
         docs = {"kept": sc.meta(logical_id="a"), "revoked": sc.meta(logical_id="b")}
         s = sc.Scenario.build(mutable, docs)
         where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs))
@@ -27,7 +30,11 @@ class LifecycleChecks:
         assert s.native_ids(where) == {"kept"}, "the revoked group still admits the document"
 
     def test_metadata_update_replaces_not_merges(self, mutable: Adapter) -> None:
-        """``update_metadata`` replaces the whole metadata: a field left out is gone (fail closed)."""
+        """``update_metadata`` replaces the whole metadata: a field left out is gone (fail closed).
+
+        If this fails: the store merged the new metadata into the old (Chroma's update
+        does; send the absent fields as deletions), so the old groups still admit.
+        """
         docs = {"doc": sc.meta(valid_until="2027-01-01")}
         s = sc.Scenario.build(mutable, docs)
         where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs))
@@ -35,7 +42,11 @@ class LifecycleChecks:
         assert s.native_ids(where) == set(), "a document whose groups were removed must not match"
 
     def test_supersede_a_revision(self, mutable: Adapter) -> None:
-        """Publishing revision 2 and moving the active map to it retires revision 1 at once."""
+        """Publishing revision 2 and moving the active map to it retires revision 1 at once.
+
+        If this fails: the active revision is read from a stale copy of the map, or the
+        revision clause compares something else than the map's revision.
+        """
         docs = {"v1": sc.meta(logical_id="p", revision=1)}
         s = sc.Scenario.build(mutable, docs)
         before = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(s.docs))
@@ -46,19 +57,27 @@ class LifecycleChecks:
         assert s.native_ids(after) == {"v2"}
 
     def test_change_of_the_active_map_alone(self, mutable: Adapter) -> None:
-        """With no write to the store, a new active map decides which revision is eligible.
+        """With no write to the store, a new active map decides which revision is eligible, on the very
+        next query (the map is given to ``set_active_revisions`` first, as an application would).
 
-        If this fails: the active revision was baked into the documents at upsert
-        time; it must come from the ``PolicyFilter`` of each query (or be re-synced).
+        If this fails: the active revision was baked into the documents at upsert time;
+        it must come from the ``PolicyFilter`` of each query (``revision=query``), or a
+        stored flag must be rewritten by ``set_active_revisions`` before it returns
+        (``revision=flag``): not lazily, not at the next write, not in the background.
         """
         docs = {"r1": sc.meta(logical_id="p", revision=1), "r2": sc.meta(logical_id="p", revision=2)}
         s = sc.Scenario.build(mutable, docs)
         for revision, expected in ((1, {"r1"}), (2, {"r2"}), (3, set()), (1, {"r1"})):
             where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs, p=revision))
-            assert s.native_ids(where) == expected, f"active revision {revision}"
+            got = s.native_ids(where)
+            assert got == expected, (f"the map alone moved acme/p to revision {revision}: "
+                                     f"{sc.mismatch(got, expected, s.docs)}")
 
     def test_publish_a_new_document(self, mutable: Adapter) -> None:
-        """A document upserted after the first query is found by the next one."""
+        """A document upserted after the first query is found by the next one.
+
+        If this fails: writes are asynchronous (wait for them) or an index is not refreshed.
+        """
         docs = {"old": sc.meta(logical_id="a")}
         s = sc.Scenario.build(mutable, docs)
         where = PolicyFilter(sc.principal(), date(2026, 9, 8), sc.active_for({**docs, "new": sc.meta(logical_id="b")}))
@@ -67,7 +86,10 @@ class LifecycleChecks:
         assert s.native_ids(where) == {"old", "new"}
 
     def test_delete(self, mutable: Adapter) -> None:
-        """A deleted document is gone from filtered and unfiltered results alike."""
+        """A deleted document is gone from filtered and unfiltered results alike.
+
+        If this fails: the delete is asynchronous, soft (a flag the filter ignores), or cached.
+        """
         docs = {"keep": sc.meta(logical_id="a"), "drop": sc.meta(logical_id="b")}
         s = sc.Scenario.build(mutable, docs)
         where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs))

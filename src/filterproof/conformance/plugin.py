@@ -1,16 +1,25 @@
 """The pytest plugin (entry point ``pytest11``): options for running the suite from the command line.
 
 Loaded by every pytest run wherever filterproof is installed, so it imports nothing
-but pytest at module level.
+but pytest at module level. A mistake in its options (an ``--adapter`` that cannot
+be imported, a ``--backend-option`` without "=", an unknown ``--backend``) is a
+usage error, reported once when the run starts (exit code 4), not once per test.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+
+EXAMPLES_ENV = "FILTERPROOF_CONFORMANCE_EXAMPLES"
+DEFAULT_EXAMPLES = 60
+SCALE_ENV = "FILTERPROOF_CONFORMANCE_SCALE"
+DEFAULT_SCALE = 5_000
+"""Documents in the scale tier by default: the reference runs the whole suite in a few seconds."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -18,41 +27,102 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--adapter", dest="filterproof_adapter", metavar="MODULE:FACTORY",
                     help="factory(options) returning a fresh adapter, for --pyargs filterproof.conformance")
     try:
-        group.addoption("--backend", "--filterproof-backend", dest="filterproof_backend", metavar="NAME",
-                        help="a filterproof backend name (built in, or from the filterproof.adapters entry point)")
+        group.addoption("--backend", "--filterproof-backend", dest="filterproof_backend", metavar="SPEC",
+                        help="a filterproof backend spec, NAME or NAME:key=value,... (built in, or from the "
+                             "filterproof.adapters entry point)")
     except ValueError:  # another plugin owns --backend; keep ours reachable under its long name
-        group.addoption("--filterproof-backend", dest="filterproof_backend", metavar="NAME",
-                        help="a filterproof backend name")
+        group.addoption("--filterproof-backend", dest="filterproof_backend", metavar="SPEC",
+                        help="a filterproof backend spec, NAME or NAME:key=value,...")
     group.addoption("--backend-option", dest="filterproof_options", action="append", default=[],
                     metavar="KEY=VALUE", help="an option for the backend or adapter factory (repeatable)")
     group.addoption("--conformance-examples", dest="conformance_examples", type=int, default=None,
-                    help="hypothesis examples for the generated congruence test (default 60)")
+                    help=f"hypothesis examples for the generated congruence test (default {DEFAULT_EXAMPLES}, "
+                         f"or ${EXAMPLES_ENV})")
+    group.addoption("--conformance-scale", dest="conformance_scale", type=int, default=None, metavar="N",
+                    help=f"documents in the scale tier (default {DEFAULT_SCALE}, or ${SCALE_ENV}; 0 skips it)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "docker: needs a server from QDRANT_URL / CHROMA_URL or a Docker engine")
+    validate(config)
+
+
+def _option(config: pytest.Config, name: str) -> Any:
+    try:
+        return config.getoption(name)
+    except ValueError:  # the plugin's options are not registered (a run without this plugin's addoption)
+        return None
+
+
+def example_count(config: pytest.Config) -> int:
+    """``--conformance-examples``, else ``$FILTERPROOF_CONFORMANCE_EXAMPLES``, else the default."""
+    return int(_option(config, "conformance_examples") or os.environ.get(EXAMPLES_ENV) or DEFAULT_EXAMPLES)
+
+
+def scale_size(config: pytest.Config) -> int:
+    """``--conformance-scale``, else ``$FILTERPROOF_CONFORMANCE_SCALE``, else the default (0: no scale tier)."""
+    option = _option(config, "conformance_scale")
+    if option is not None:
+        return int(option)
+    return int(os.environ.get(SCALE_ENV) or DEFAULT_SCALE)
 
 
 def options(config: pytest.Config) -> dict[str, str]:
-    pairs = config.getoption("filterproof_options") or []
-    parsed = dict(pair.split("=", 1) for pair in pairs if "=" in pair)
-    if len(parsed) != len(pairs):
-        raise pytest.UsageError(f"--backend-option takes KEY=VALUE, got {pairs}")
-    return parsed
+    pairs = _option(config, "filterproof_options") or []
+    bad = [pair for pair in pairs if "=" not in pair or not pair.split("=", 1)[0]]
+    if bad:
+        raise pytest.UsageError(f"--backend-option takes KEY=VALUE, got {', '.join(map(repr, bad))}")
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def adapter_factory(target: str) -> Callable[..., Any]:
+    """The factory ``package.module:attribute`` names; a usage error when it cannot be found."""
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise pytest.UsageError(f"--adapter {target!r}: expected package.module:factory")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise pytest.UsageError(f"--adapter {target!r}: cannot import {module_name!r}: {error}") from None
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise pytest.UsageError(f"--adapter {target!r}: {module_name} has no callable {attribute!r}")
+    return factory
+
+
+def validate(config: pytest.Config) -> None:
+    """Check the plugin's options once, before any test runs; raise ``pytest.UsageError`` on a mistake."""
+    options(config)
+    target, backend = _option(config, "filterproof_adapter"), _option(config, "filterproof_backend")
+    if target:
+        adapter_factory(target)
+    elif backend:
+        resolved_backend(config)
+    for name in ("conformance_examples", "conformance_scale"):
+        value = _option(config, name)
+        if value is not None and value < 0:
+            raise pytest.UsageError(f"--{name.replace('_', '-')} takes a number >= 0, got {value}")
+
+
+def resolved_backend(config: pytest.Config) -> Any:
+    """``--backend`` (a spec) with the ``--backend-option`` pairs, checked: a bad name, key or value is a
+    usage error, reported once, with the message ``filterproof compare`` gives for the same spec."""
+    from filterproof.adapters import BackendSpec, resolve
+    from filterproof.errors import UsageError
+
+    try:
+        return resolve(BackendSpec.parse(_option(config, "filterproof_backend")).with_options(options(config)))
+    except UsageError as error:
+        raise pytest.UsageError(f"--backend: {error}") from None
 
 
 def configured_factory(config: pytest.Config) -> Callable[[], Any]:
     """The adapter factory named by --adapter or --backend; skips when neither was given."""
-    target, backend = config.getoption("filterproof_adapter"), config.getoption("filterproof_backend")
+    target, backend = _option(config, "filterproof_adapter"), _option(config, "filterproof_backend")
     if target:
-        module_name, _, attribute = target.partition(":")
-        if not attribute:
-            raise pytest.UsageError(f"--adapter {target!r}: expected package.module:factory")
-        factory = getattr(importlib.import_module(module_name), attribute)
+        factory = adapter_factory(target)
         return lambda: factory(options(config))
     if backend:
-        from filterproof.adapters import open_backend
-
-        return lambda: open_backend(backend, options(config))
+        return resolved_backend(config).open
     pytest.skip("no adapter selected: pass --backend NAME or --adapter package.module:factory")

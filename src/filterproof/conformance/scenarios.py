@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import Adapter, Hit, Record
+from filterproof.adapters.base import Adapter, Hit, Record, sync_active
 from filterproof.embedding import TfidfSpace
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
 from filterproof.strategies import ranked_search
@@ -61,6 +61,14 @@ class Scenario:
     space: TfidfSpace
     known: dict[str, int] = field(default_factory=dict)
     """Every id ever upserted, in order: tie order, and a deleted id returned is named, not unknown."""
+    synced: ActiveRevisions | None = None
+    """The map last given to the adapter's ``set_active_revisions``."""
+
+    def sync(self, active: ActiveRevisions) -> None:
+        """Tell the adapter the authoritative map, as an application would after changing it."""
+        if active is not self.synced:
+            sync_active(self.adapter, active)
+            self.synced = active
 
     @classmethod
     def build(cls, adapter: Adapter, docs: Mapping[str, Mapping[str, Any]],
@@ -73,6 +81,7 @@ class Scenario:
         scenario = cls(adapter, {i: dict(m) for i, m in docs.items()}, vectors, space.queries([QUERY])[0], space,
                        {i: n for n, i in enumerate(ids)})
         adapter.reset(space.dim)
+        scenario.sync(active_for(scenario.docs))
         adapter.upsert([Record(i, vectors[i], scenario.docs[i]) for i in ids])
         return scenario
 
@@ -92,6 +101,8 @@ class Scenario:
 
     def native(self, where: PolicyFilter | None, k: int | None = None) -> list[Hit]:
         """What the store returns for the query under ``where`` (everything when k is None)."""
+        if where is not None:
+            self.sync(where.active)  # a changed map reaches the store before the query that uses it
         depth = k if k is not None else len(self.vectors) + 1
         [hits] = ranked_search(self.adapter, self.query[None, :], depth, [where], self.known)
         return hits
@@ -119,3 +130,14 @@ def mismatch(got: set[str], want: set[str], docs: Mapping[str, Mapping[str, Any]
 
 def ids_of(hits: Sequence[Hit]) -> list[str]:
     return [h.id for h in hits]
+
+
+def asked(where: PolicyFilter) -> str:
+    """The principal and date of a filter, for a message: ``tenant 'acme' groups ('eng',) as of 2026-09-08``."""
+    return f"tenant {where.principal.tenant!r} groups {where.principal.groups!r} as of {where.as_of}"
+
+
+def expect_policy(s: Scenario, where: PolicyFilter, label: str) -> None:
+    """The native filter returns exactly the policy's eligible set; else a message naming the documents."""
+    got, want = s.native_ids(where), s.policy_ids(where)
+    assert got == want, f"{label} ({asked(where)}): {mismatch(got, want, s.docs)}"

@@ -1,25 +1,44 @@
-"""The shipped fixtures as the suite uses them: prepared once per process, and the reference's answers."""
+"""The fixtures shipped with the suite, and the few runner calls the suite makes.
+
+Kept apart from ``suite.py`` so that the check modules (``placement.py`` and the
+others) can use them without importing the suite that combines them. Every use of
+``filterproof.runner`` inside the conformance package goes through here.
+"""
 
 from __future__ import annotations
 
 from filterproof import fixtures
+from filterproof.adapters.base import Adapter
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.fixtures import load_fixture
 from filterproof.runner import Settings, evaluate, index
-from filterproof.scoring import CaseRow
+from filterproof.scoring import CaseRow, by_strategy
 from filterproof.truth import Prepared, prepare
+
+__all__ = ["CaseRow", "Prepared", "Settings", "by_strategy", "indexed_runs", "load", "reference_runs", "shipped"]
 
 _prepared: dict[str, Prepared] = {}
 
 
 def shipped(name: str) -> Prepared:
-    """A fixture shipped with the suite, prepared once per process."""
+    """A fixture shipped with filterproof, prepared (vectors, policy answers) once per process."""
     if name not in _prepared:
         _prepared[name] = prepare(load_fixture(fixtures.shipped(name)))
     return _prepared[name]
 
 
+def load(adapter: Adapter, prepared: Prepared) -> None:
+    """Reset ``adapter``, give it the fixture's active map, and index the documents with the shared vectors."""
+    index(adapter, prepared)
+
+
+def indexed_runs(adapter: Adapter, prepared: Prepared, settings: Settings) -> list[CaseRow]:
+    """Every case of an already indexed fixture, under every strategy the adapter supports, scored."""
+    return evaluate(adapter, prepared, settings)
+
+
 def reference_runs(prepared: Prepared, settings: Settings) -> list[CaseRow]:
+    """The oracle's case rows of a fixture: what every adapter is compared with."""
     store = ReferenceAdapter()
     index(store, prepared)
     return evaluate(store, prepared, settings)

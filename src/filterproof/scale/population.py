@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from filterproof.errors import UsageError
+
 CURRENT, SUPERSEDED, STALE, DRAFT = 0, 1, 2, 3
 """Row kinds: the map's revision; an older one; an older one still marked active; a newer draft."""
 MALFORMED_KINDS = ("groups_empty", "groups_string", "bad_date", "revision_string", "missing_status", "unmapped")
 
 
-class GeneratorError(ValueError):
+class GeneratorError(UsageError):
     """The requested corpus cannot be built (e.g. a selectivity no tenant is large enough for)."""
 
 

@@ -22,15 +22,13 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-import weakref
 from pathlib import Path
 
 from filterproof.errors import BackendUnavailable
+from filterproof.servers.process import ChildServer
 
 STARTUP_TIMEOUT = 60.0
-STOP_TIMEOUT = 10.0
 POLL_INTERVAL = 0.1
-LOG_TAIL = 3000
 
 
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -64,25 +62,14 @@ def heartbeat(url: str, timeout: float = 1.0) -> bool:
         return False
 
 
-def _shutdown(process: subprocess.Popen[bytes], workdir: str) -> None:
-    """Terminate, then kill; remove the data directory and the log."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_TIMEOUT)
-    shutil.rmtree(workdir, ignore_errors=True)
-
-
-class ChromaServer:
+class ChromaServer(ChildServer):
     """One ``chroma run`` child process; use ``start()`` and ``stop()`` (or ``with``)."""
 
+    LOG_NAME = "chroma.log"
+
     def __init__(self, process: subprocess.Popen[bytes], url: str, workdir: str) -> None:
-        self.process, self.url, self.workdir = process, url, workdir
-        self._log_path = Path(workdir) / "chroma.log"
-        self._finalizer = weakref.finalize(self, _shutdown, process, workdir)
+        super().__init__(process, workdir)
+        self.url = url
 
     @classmethod
     def start(cls, host: str = "127.0.0.1", timeout: float = STARTUP_TIMEOUT) -> ChromaServer:
@@ -119,22 +106,3 @@ class ChromaServer:
                 raise BackendUnavailable(f"chroma run did not answer on {self.url} within {timeout:.0f} s:\n"
                                         f"{self.log_tail()}")
             time.sleep(POLL_INTERVAL)
-
-    def log_tail(self) -> str:
-        try:
-            return self._log_path.read_bytes()[-LOG_TAIL:].decode(errors="replace")
-        except OSError:
-            return "(no log)"
-
-    @property
-    def running(self) -> bool:
-        return self.process.poll() is None
-
-    def stop(self) -> None:
-        self._finalizer()
-
-    def __enter__(self) -> ChromaServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -1,11 +1,15 @@
 """A SQLite store as a company might have one: rows of JSON metadata and vector blobs.
 
 The policy is compiled into one SQL ``WHERE`` over the raw JSON, with SQLite's JSON
-functions. The interesting part is that SQL is permissive where the policy is strict:
-``1.0 = 1`` is true in SQL, ``date('2026-02-30')`` is ``'2026-03-02'``, a missing key
-reads as NULL. So every clause checks the JSON type first, dates must survive a round
-trip through ``date()`` unchanged, and groups must be a non-empty array of strings.
-Vectors are scored with numpy over the rows the filter admits.
+functions (SQLite 3.38 or later, for ``->``). The interesting part is that SQL is
+permissive where the policy is strict: ``1.0 = 1`` is true in SQL; ``date()`` takes
+``'2026-02-30'`` and ``'0000-01-01'`` as they are (only a modifier makes it roll the
+first over to ``'2026-03-02'``); a missing key reads as NULL; and ``json_extract``
+stops at a NUL character, so ``"acme\\u0000evil"`` reads as ``'acme'``. So every
+clause checks the JSON type first, dates must survive ``date(value, '+0 days')``
+unchanged and lie in years 0001-9999 (as Python's ``date`` does), identity strings are
+checked for an escaped NUL in their JSON text, and groups must be a non-empty array of
+strings. Vectors are scored with numpy over the rows the filter admits.
 
     filterproof compare fixtures/freshness-lab.json --backend sqlite-example
     pytest --pyargs filterproof.conformance --backend sqlite-example
@@ -39,9 +43,16 @@ def text_field(name: str) -> str:
 
 
 def strict_date(name: str) -> str:
-    """A YYYY-MM-DD string that date() gives back unchanged (so 2026-02-30 is rejected)."""
+    """A YYYY-MM-DD string that a date modifier gives back unchanged (so 2026-02-30 is rejected), year 0001+."""
     value = f"json_extract(meta, '$.{name}')"
-    return f"({text_field(name)} AND {value} GLOB {ISO_DATE} AND date({value}) = {value})"
+    return (f"({text_field(name)} AND {value} GLOB {ISO_DATE} AND date({value}, '+0 days') = {value}"
+            f" AND {value} >= '0001-01-01')")
+
+
+def no_nul(name: str) -> str:
+    """The field's JSON text holds no escaped NUL (``\\u0000``); escaped backslashes are dropped first,
+    so a literal backslash followed by ``u0000`` is not mistaken for one."""
+    return rf"instr(replace(meta -> '$.{name}', '\\', ''), '\u0000') = 0"
 
 
 POLICY_WHERE = f"""
@@ -49,6 +60,7 @@ POLICY_WHERE = f"""
     AND instr(json_extract(meta, '$.tenant'), '/') = 0
     AND {text_field('status')} AND json_extract(meta, '$.status') = 'active'
     AND {text_field('logical_id')}
+    AND {no_nul('tenant')} AND {no_nul('status')} AND {no_nul('logical_id')} AND {no_nul('groups')}
     AND json_type(meta, '$.revision') = 'integer'
     AND EXISTS (SELECT 1 FROM active a WHERE a.tenant = json_extract(meta, '$.tenant')
                 AND a.logical_id = json_extract(meta, '$.logical_id')

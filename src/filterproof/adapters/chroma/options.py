@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
-from filterproof.adapters.options import AdapterOptions
+from filterproof.adapters.options import RevisionOption
+from filterproof.adapters.paths import check_directory
 
 EF_SEARCH = 200
 EF_CONSTRUCTION = 200
@@ -15,10 +16,11 @@ MAX_NEIGHBORS = 32
 (README "Chroma" has the measurement)."""
 
 
-class ChromaOptions(AdapterOptions):
+class ChromaOptions(RevisionOption):
     """``chroma``: Chroma in process."""
 
-    path: str | None = Field(None, description="persist here (PersistentClient); default: in memory")
+    path: Annotated[str | None, AfterValidator(check_directory)] = Field(
+        None, description="persist here (PersistentClient); default: in memory")
     collection: str | None = Field(None, min_length=3, max_length=512,
                                    description="collection name; default: a fresh one per adapter")
     ef_search: int = Field(EF_SEARCH, ge=1, description="HNSW search beam")
@@ -26,7 +28,7 @@ class ChromaOptions(AdapterOptions):
     max_neighbors: int = Field(MAX_NEIGHBORS, ge=1, description="HNSW graph degree")
 
 
-class ChromaServerOptions(AdapterOptions):
+class ChromaServerOptions(RevisionOption):
     """``chroma-server``: a Chroma server over HTTP."""
 
     url: str | None = Field(None, description="server URL; default $CHROMA_URL, else a server of our own")

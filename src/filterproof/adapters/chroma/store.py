@@ -31,8 +31,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import sqlite3
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -43,7 +46,18 @@ from chromadb.errors import NotFoundError
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
-from filterproof.adapters.chroma.where import Where, active_keys, compile_partitions, stored_metadata
+from filterproof.adapters.chroma.where import (
+    CURRENT,
+    KEY,
+    KEYS_PER_FILTER,
+    LID,
+    Where,
+    compile_partitions,
+    compile_where,
+    stored_metadata,
+)
+from filterproof.adapters.paths import PathLock
+from filterproof.adapters.revisions import KeyCache, logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.servers.chroma import ChromaServer
 from filterproof.servers.chroma_container import ChromaService
@@ -73,6 +87,34 @@ def client_settings() -> ChromaSettings:
     return ChromaSettings(anonymized_telemetry=False)
 
 
+def remove_orphan_segments(path: Path) -> list[str]:
+    """Delete the segment directories of collections Chroma has dropped (it leaves them on disk).
+
+    A persistent Chroma keeps each HNSW segment in ``PATH/<segment uuid>/``; ``delete_collection``
+    removes the rows of its sysdb (``chroma.sqlite3``, table ``segments``) but not the directory,
+    so every rerun on one path would add one. Directories named by a UUID that no segment row
+    names any more are removed; everything else is left alone.
+    """
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path / 'chroma.sqlite3'}?mode=ro", uri=True)) as db:
+            live = {row[0] for row in db.execute("SELECT id FROM segments")}
+    except sqlite3.Error:  # not the layout we know: touch nothing
+        return []
+    removed = []
+    for entry in path.iterdir():
+        if entry.is_dir() and entry.name not in live and _is_uuid(entry.name):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry.name)
+    return removed
+
+
+def _is_uuid(name: str) -> bool:
+    try:
+        return str(uuid.UUID(name)) == name
+    except ValueError:
+        return False
+
+
 def latest(records: Sequence[Record]) -> list[Record]:
     """One record per id, the last one given (Chroma refuses duplicate ids in one call)."""
     return list({record.id: record for record in records}.values())
@@ -92,7 +134,7 @@ class _ChromaStore(AdapterBase):
         self._batch = int(client.get_max_batch_size())
         self._dim: int | None = None
         self._count: int | None = None
-        self._keys: tuple[ActiveRevisions, dict[str, list[str]]] | None = None
+        self._keys = KeyCache()
         self._collection: Any = None
         with contextlib.suppress(NotFoundError):
             self._collection = client.get_collection(collection, embedding_function=None)
@@ -115,7 +157,7 @@ class _ChromaStore(AdapterBase):
     def upsert(self, records: Sequence[Record]) -> None:
         for chunk in batched(latest(records), self._batch):
             self._open().upsert(ids=[r.id for r in chunk], embeddings=np.stack([self._vector(r) for r in chunk]),
-                                metadatas=[stored_metadata(r.metadata) for r in chunk])
+                                metadatas=[stored_metadata(r.metadata, self.flag_map) for r in chunk])
             self._count = None
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -125,7 +167,29 @@ class _ChromaStore(AdapterBase):
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Replace the metadata as a whole (absent fields sent as None, i.e. deleted); unknown ids are ignored."""
-        self._open().update(ids=[id], metadatas=[stored_metadata(metadata)])
+        self._open().update(ids=[id], metadatas=[stored_metadata(metadata, self.flag_map)])
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
+
+        Chroma's update merges metadata, so only the flag is sent. Every revision of a
+        changed document loses its flag first, then the new active one gets it: an
+        interruption between the two leaves documents excluded, never admitted.
+        """
+        if self.revision_flags and self._collection is not None:
+            changed = self.active.changed(active)
+            for start in range(0, len(changed), KEYS_PER_FILTER):
+                part = changed[start:start + KEYS_PER_FILTER]
+                self._write_flag_where({LID: {"$in": [logical_key(*p) for p in part]}}, "no")
+                keys = [revision_key(t, lid, active[(t, lid)]) for t, lid in part if (t, lid) in active]
+                if keys:
+                    self._write_flag_where({KEY: {"$in": keys}}, "yes")
+        self.active = active
+
+    def _write_flag_where(self, where: Where, value: str) -> None:
+        ids = self._open().get(where=where, include=[])["ids"]
+        for chunk in batched(ids, self._batch):
+            self._open().update(ids=list(chunk), metadatas=[{CURRENT: value}] * len(chunk))
 
     # -- reads ----------------------------------------------------------------------
 
@@ -141,13 +205,9 @@ class _ChromaStore(AdapterBase):
 
     def compile(self, where: PolicyFilter) -> list[Where]:
         """The native filters (usually one), with the active keys cached per map object and tenant."""
-        if self._keys is None or self._keys[0] is not where.active:
-            self._keys = (where.active, {})
-        by_tenant = self._keys[1]
-        tenant = where.principal.tenant
-        if tenant not in by_tenant:
-            by_tenant[tenant] = active_keys(where.active, tenant)
-        return compile_partitions(where, by_tenant[tenant])
+        if self.revision_flags:
+            return [compile_where(where, flag=True)]
+        return compile_partitions(where, self._keys(where.active, where.principal.tenant))
 
     def filter_ids(self, where: PolicyFilter) -> set[str]:
         """The ids the native filter admits, without a vector search (no HNSW recall in the way)."""
@@ -198,6 +258,7 @@ class ChromaAdapter(_ChromaStore):
     def __init__(self, options: ChromaOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         path = self.options.path
+        self._lock = PathLock(path, self.name) if path else None
         if path:
             client = chromadb.PersistentClient(path=path, settings=client_settings())
             self.capabilities = Capabilities(native_filter=True, exact=False, persistent=True, lifecycle=True,
@@ -206,6 +267,18 @@ class ChromaAdapter(_ChromaStore):
             client = chromadb.EphemeralClient(settings=client_settings())
         # Ephemeral clients of one process share one in-memory system: a fresh name per adapter.
         self._attach(client, collection_name(self.options.collection, fixed=bool(path)), drop_on_close=not path)
+
+    def reset(self, dim: int) -> None:
+        super().reset(dim)
+        if self.options.path:
+            remove_orphan_segments(Path(self.options.path))
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
 
 
 def http_client(url: str) -> Any:

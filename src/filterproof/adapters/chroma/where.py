@@ -39,17 +39,17 @@ policy's, and the adapter merges their top-k (see ``ChromaAdapter``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
+from filterproof.adapters.raw import raw_json
+from filterproof.adapters.revisions import active_keys, logical_key, revision_key
 from filterproof.policy import (
     ACTIVE_STATUS,
-    ActiveRevisions,
     PolicyFilter,
     Principal,
-    is_revision,
+    matchable,
     parse_date,
     structural_problem,
 )
@@ -59,7 +59,9 @@ Where = dict[str, Any]
 TENANT, STATUS, KEY, GROUPS = "fp_tenant", "fp_status", "fp_key", "fp_groups"
 VALID_FROM, VALID_UNTIL = "fp_from", "fp_until"
 RAW, PROBLEM = "fp_raw", "fp_problem"
-POLICY_FIELDS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL)
+CURRENT, LID = "fp_current", "fp_lid"
+"""``revision=flag`` only: ``"yes"``/``"no"``, and ``tenant/logical_id`` (by which the flags are rewritten)."""
+POLICY_FIELDS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, CURRENT, LID)
 STORED_FIELDS = (*POLICY_FIELDS, RAW, PROBLEM)
 
 OPEN_UNTIL = 99_999_999
@@ -76,22 +78,19 @@ def date_int(day: date) -> int:
     return day.year * 10_000 + day.month * 100 + day.day
 
 
-def revision_key(tenant: str, logical_id: str, revision: int) -> str:
-    return f"{tenant}/{logical_id}#{revision}"
-
-
 # -- stored metadata ------------------------------------------------------------
 
 
-def stored_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
+def stored_metadata(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | None = None) -> dict[str, Any]:
     """The Chroma metadata for a fixture document: every stored field, None where absent.
 
     Chroma's upsert and update *merge* metadata, and None deletes a key; giving every
     field (None for the ones this document must not have) replaces it as a whole.
+    ``active`` (``revision=flag`` only) adds the current-revision flag under that map.
     """
     problem = structural_problem(meta)
     stored: dict[str, Any] = dict.fromkeys(STORED_FIELDS)
-    stored[RAW] = json.dumps(dict(meta), ensure_ascii=False, sort_keys=True, default=repr)
+    stored[RAW] = raw_json(meta)
     if problem:
         stored[PROBLEM] = problem
         return stored
@@ -104,6 +103,10 @@ def stored_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
         VALID_FROM: date_int(parse_date(meta["valid_from"])),  # type: ignore[arg-type]
         VALID_UNTIL: OPEN_UNTIL if until is None else date_int(parse_date(until)),  # type: ignore[arg-type]
     })
+    if active is not None:
+        pair = (meta["tenant"], meta["logical_id"])
+        stored[LID] = logical_key(*pair)
+        stored[CURRENT] = "yes" if active.get(pair) == meta["revision"] else "no"
     return stored
 
 
@@ -137,22 +140,12 @@ def _text(value: object, what: str) -> str:
 
 
 def tenant_clause(principal: Principal) -> Where:
-    return {TENANT: {"$eq": _text(principal.tenant, "principal tenant")}}
+    tenant = _text(principal.tenant, "principal tenant")
+    return {TENANT: {"$eq": tenant}} if matchable(tenant) else MATCH_NOTHING
 
 
 def status_clause() -> Where:
     return {STATUS: {"$eq": ACTIVE_STATUS}}
-
-
-def active_keys(active: ActiveRevisions, tenant: str) -> list[str]:
-    """The stored keys of the revisions the map declares active, for one tenant, sorted."""
-    keys = []
-    for (owner, logical_id), revision in active.items():
-        if not is_revision(revision):
-            raise TypeError(f"active revision of {owner}/{logical_id} is not an integer: {revision!r}")
-        if owner == tenant:
-            keys.append(revision_key(owner, logical_id, revision))
-    return sorted(keys)
 
 
 def revision_clause(keys: Sequence[str]) -> Where:
@@ -167,7 +160,7 @@ def revision_clause(keys: Sequence[str]) -> Where:
 
 def groups_clause(groups: Sequence[str]) -> Where:
     """Shares a group with the principal; a principal without groups matches nothing."""
-    distinct = list(dict.fromkeys(_text(g, "principal group") for g in groups))
+    distinct = [g for g in dict.fromkeys(_text(g, "principal group") for g in groups) if matchable(g)]
     if not distinct:
         return MATCH_NOTHING
     return any_of({GROUPS: {"$contains": group}} for group in distinct)
@@ -181,20 +174,26 @@ def valid_until_clause(as_of: date) -> Where:
     return {VALID_UNTIL: {"$gt": date_int(as_of)}}
 
 
-def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None) -> Where:
-    """The native Chroma filter for ``where``; ``keys`` may pass a cached ``active_keys``."""
+def flag_clause() -> Where:
+    """``revision=flag``: the document is flagged current (by ``set_active_revisions``)."""
+    return {CURRENT: {"$eq": "yes"}}
+
+
+def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> Where:
+    """The native Chroma filter for ``where``; ``keys`` may pass a cached ``active_keys``; ``flag``
+    puts the stored current-revision flag in place of the active keys."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"cannot compile {type(where).__name__} into a Chroma where: expected a PolicyFilter")
     if not isinstance(where.as_of, date):
         raise TypeError(f"as_of must be a date, got {where.as_of!r}")
     principal = where.principal
     tenant = _text(principal.tenant, "principal tenant")
-    if keys is None:
+    if keys is None and not flag:
         keys = active_keys(where.active, tenant)
     return all_of([
         tenant_clause(principal),
         status_clause(),
-        revision_clause(keys),
+        flag_clause() if flag else revision_clause(keys or []),
         groups_clause(principal.groups),
         valid_from_clause(where.as_of),
         valid_until_clause(where.as_of),

@@ -27,9 +27,10 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from filterproof.adapters.base import Capabilities
+from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServerOptions
-from filterproof.adapters.qdrant.payload import ID, INDEXES, IndexKind
+from filterproof.adapters.qdrant.payload import ID, IndexKind
 from filterproof.errors import BackendUnavailable
 
 COLLECTION = "filterproof"
@@ -85,7 +86,7 @@ class _ClientAdapter(QdrantAdapter[Any]):
             self._collection, vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE)
         )
         if self._indexed:
-            for field, kind in INDEXES.items():
+            for field, kind in self.indexes.items():
                 self._client.create_payload_index(self._collection, field, index_schema(kind), wait=True)
 
     def _put(self, points: list[Point]) -> None:
@@ -100,6 +101,9 @@ class _ClientAdapter(QdrantAdapter[Any]):
 
     def _replace_payload(self, pid: str, payload: dict[str, Any]) -> None:
         self._client.overwrite_payload(self._collection, payload, [pid], wait=True)
+
+    def _set_payload_where(self, selector: models.Filter, payload: dict[str, Any]) -> None:
+        self._client.set_payload(self._collection, payload, points=models.FilterSelector(filter=selector), wait=True)
 
     def _query(self, vectors: list[list[float]], k: int, filters: list[Any]) -> list[list[tuple[Any, float]]]:
         requests = [
@@ -129,8 +133,16 @@ class QdrantLocalAdapter(_ClientAdapter):
     def __init__(self, options: QdrantLocalOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options, ModelsFamily())
         path = self.options.path
+        self._lock = PathLock(path, self.name) if path else None
         client = QdrantClient(path=path) if path else QdrantClient(":memory:")
         self._attach(client, COLLECTION, indexed=False, params=None, drop_on_close=False)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
 
 
 class QdrantServerAdapter(_ClientAdapter):

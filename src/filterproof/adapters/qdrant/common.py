@@ -15,12 +15,25 @@ import numpy as np
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.options import AdapterOptions
-from filterproof.adapters.qdrant.compiler import Family, PolicyCompiler
-from filterproof.adapters.qdrant.payload import ID, point_id, stored_payload
-from filterproof.policy import PolicyFilter
+from filterproof.adapters.qdrant.compiler import AnyOf, Family, PolicyCompiler
+from filterproof.adapters.qdrant.payload import (
+    CURRENT,
+    FLAG_INDEXES,
+    ID,
+    INDEXES,
+    KEY,
+    LID,
+    IndexKind,
+    point_id,
+    stored_payload,
+)
+from filterproof.adapters.revisions import logical_key, revision_key
+from filterproof.policy import ActiveRevisions, PolicyFilter
 
 WRITE_BATCH = 256
 """Points per write call: bounded request bodies for servers, bounded conversions for edge."""
+FLAG_BATCH = 4096
+"""Changed tenant/logical_ids per flag rewrite (the filter of one write carries their keys)."""
 QUERY_BATCH = 64
 """Queries per batched call (fewer when their filters are long, see ``max_keys_per_call``)."""
 
@@ -37,8 +50,13 @@ class QdrantAdapter(AdapterBase, Generic[T]):
 
     def __init__(self, options: AdapterOptions | Mapping[str, Any] | None, family: Family[T]) -> None:
         super().__init__(options)
-        self._compiler = PolicyCompiler(family)
+        self._compiler = PolicyCompiler(family, flag=self.revision_flags)
         self._dim = 0
+
+    @property
+    def indexes(self) -> dict[str, IndexKind]:
+        """Payload field -> index kind: the policy's fields, and the flag's under ``revision=flag``."""
+        return {**INDEXES, **FLAG_INDEXES} if self.revision_flags else dict(INDEXES)
 
     # -- engine primitives ------------------------------------------------------
 
@@ -61,6 +79,10 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         """Per query, (payload, score) of the hits, best first."""
         raise NotImplementedError
 
+    def _set_payload_where(self, selector: T, payload: dict[str, Any]) -> None:
+        """Set ``payload``'s fields (merging) on every point the filter selects; complete when it returns."""
+        raise NotImplementedError
+
     # -- the adapter contract ---------------------------------------------------
 
     def reset(self, dim: int) -> None:
@@ -70,7 +92,9 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         self._create(dim)
 
     def upsert(self, records: Sequence[Record]) -> None:
-        points = [(point_id(r.id), self._vector(r.vector, r.id), stored_payload(r.id, r.metadata)) for r in records]
+        active = self.flag_map
+        points = [(point_id(r.id), self._vector(r.vector, r.id), stored_payload(r.id, r.metadata, active))
+                  for r in records]
         for start in range(0, len(points), WRITE_BATCH):
             self._put(points[start:start + WRITE_BATCH])
 
@@ -83,7 +107,24 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         """Replace the payload as a whole (overwrite, not merge): no stale field survives."""
         pid = point_id(id)
         if self._exists(pid):  # unknown ids are ignored, as by the reference
-            self._replace_payload(pid, stored_payload(id, metadata))
+            self._replace_payload(pid, stored_payload(id, metadata, self.flag_map))
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
+
+        Two filtered writes per batch, in the order that fails closed: first every
+        revision of the changed documents loses its flag, then the new active one gets it.
+        """
+        if self.revision_flags and self._dim:
+            changed = self.active.changed(active)
+            for start in range(0, len(changed), FLAG_BATCH):
+                part = changed[start:start + FLAG_BATCH]
+                self._set_payload_where(self._compiler.render(AnyOf(LID, tuple(logical_key(*p) for p in part))),
+                                        {CURRENT: "no"})
+                keys = tuple(revision_key(t, lid, active[(t, lid)]) for t, lid in part if (t, lid) in active)
+                if keys:
+                    self._set_payload_where(self._compiler.render(AnyOf(KEY, keys)), {CURRENT: "yes"})
+        self.active = active
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         return self.search_batch(np.asarray(vector)[None, :], k, [where])[0]

@@ -46,6 +46,7 @@ from datetime import date, datetime
 from typing import Generic, Protocol, TypeVar
 
 from filterproof.adapters.qdrant.payload import (
+    CURRENT,
     FORM,
     GROUPS,
     KEY,
@@ -54,9 +55,9 @@ from filterproof.adapters.qdrant.payload import (
     VALID_FROM,
     VALID_UNTIL,
     WELL_FORMED,
-    revision_key,
     timestamp,
 )
+from filterproof.adapters.revisions import can_hold, revision_key
 from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision
 
 
@@ -132,6 +133,11 @@ def revision_clause(keys: Sequence[str]) -> Node:
     return AnyOf(KEY, tuple(keys))
 
 
+def flag_clause() -> Node:
+    """``revision=flag``: the document is flagged current (by ``set_active_revisions``)."""
+    return Equals(CURRENT, "yes")
+
+
 def keys_by_tenant(active: Mapping[tuple[str, str], int]) -> dict[str, tuple[str, ...]]:
     """Tenant -> the revision keys of its entries in the active map, sorted.
 
@@ -142,13 +148,14 @@ def keys_by_tenant(active: Mapping[tuple[str, str], int]) -> dict[str, tuple[str
     for (tenant, logical_id), revision in active.items():
         if not is_revision(revision):
             raise TypeError(f"active revision of {tenant}/{logical_id} is {revision!r}, not an integer")
-        if "/" not in tenant:
+        if can_hold(tenant, logical_id):
             found.setdefault(tenant, []).append(revision_key(tenant, logical_id, revision))
     return {tenant: tuple(sorted(keys)) for tenant, keys in found.items()}
 
 
-def compile_policy(where: PolicyFilter, keys: Sequence[str]) -> Node:
-    """The whole policy for one query; ``keys`` are the active revision keys of the principal's tenant."""
+def compile_policy(where: PolicyFilter, keys: Sequence[str] | None) -> Node:
+    """The whole policy for one query; ``keys`` are the active revision keys of the principal's tenant,
+    or None under ``revision=flag`` (the stored flag decides)."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"expected a PolicyFilter, got {type(where).__name__}")
     return AllOf((
@@ -158,7 +165,7 @@ def compile_policy(where: PolicyFilter, keys: Sequence[str]) -> Node:
         groups_clause(where.principal),
         valid_from_clause(where.as_of),
         valid_until_clause(where.as_of),
-        revision_clause(keys),
+        flag_clause() if keys is None else revision_clause(keys),
     ))
 
 
@@ -229,8 +236,10 @@ class PolicyCompiler(Generic[T]):
     most ``cache_size`` filters and ``keys_cached`` revision keys between them.
     """
 
-    def __init__(self, family: Family[T], cache_size: int = 256, keys_cached: int = KEYS_CACHED) -> None:
-        self._family, self._cache_size, self._keys_cached = family, cache_size, keys_cached
+    def __init__(self, family: Family[T], cache_size: int = 256, flag: bool = False,
+                 keys_cached: int = KEYS_CACHED) -> None:
+        self._family, self._cache_size, self._flag = family, cache_size, flag
+        self._keys_cached = keys_cached
         self._active: ActiveRevisions | None = None
         self._keys: dict[str, tuple[str, ...]] = {}
         self._filters: dict[tuple[Principal, date], T] = {}
@@ -238,21 +247,25 @@ class PolicyCompiler(Generic[T]):
 
     def native(self, where: PolicyFilter) -> T:
         """The native filter for ``where``; the same object for the same principal, date and map."""
-        keys = self._tenant_keys(where)
+        keys = None if self._flag else self._tenant_keys(where)
         slot = (where.principal, where.as_of)
         found = self._filters.get(slot)
         if found is None:
             found = render_filter(compile_policy(where, keys), self._family)
-            if len(self._filters) >= self._cache_size or self._held + len(keys) > self._keys_cached:
+            weight = len(keys) if keys else 0
+            if len(self._filters) >= self._cache_size or self._held + weight > self._keys_cached:
                 self._filters.clear()
                 self._held = 0
             self._filters[slot] = found
-            self._held += len(keys)
+            self._held += weight
         return found
 
     def size(self, where: PolicyFilter) -> int:
         """How many revision keys the filter for ``where`` carries (its weight in a request body)."""
-        return len(self._tenant_keys(where))
+        return 0 if self._flag else len(self._tenant_keys(where))
+
+    def render(self, node: Node) -> T:
+        return render_filter(node, self._family)
 
     def _tenant_keys(self, where: PolicyFilter) -> tuple[str, ...]:
         if not isinstance(where, PolicyFilter):

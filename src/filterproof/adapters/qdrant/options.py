@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated
 
-from filterproof.adapters.options import AdapterOptions
+from pydantic import AfterValidator, Field
+
+from filterproof.adapters.options import RevisionOption
+from filterproof.adapters.paths import check_directory
+
+DirectoryPath = Annotated[str | None, AfterValidator(check_directory)]
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCT = 100
@@ -14,10 +19,10 @@ FULL_SCAN_THRESHOLD_KB = 10_000
 SERVER_TIMEOUT = 60
 
 
-class QdrantEdgeOptions(AdapterOptions):
+class QdrantEdgeOptions(RevisionOption):
     """``qdrant-edge``: the Qdrant engine in process."""
 
-    path: str | None = Field(None, description="store the shard in PATH/edge-shard; default: a temporary directory")
+    path: DirectoryPath = Field(None, description="store the shard in PATH/edge-shard; default: a temporary directory")
     exact: bool = Field(False, description="brute-force search instead of HNSW")
     hnsw_ef: int = Field(HNSW_EF, ge=1, description="HNSW search beam")
     acorn: bool = Field(False, description="ACORN filtered graph search")
@@ -29,13 +34,13 @@ class QdrantEdgeOptions(AdapterOptions):
                                               description="segments above it get HNSW; 0: never; default: Qdrant's")
 
 
-class QdrantLocalOptions(AdapterOptions):
+class QdrantLocalOptions(RevisionOption):
     """``qdrant-local``: qdrant-client's local mode (exact, pure Python)."""
 
-    path: str | None = Field(None, description="store here; default: in memory")
+    path: DirectoryPath = Field(None, description="store here; default: in memory")
 
 
-class QdrantServerOptions(AdapterOptions):
+class QdrantServerOptions(RevisionOption):
     """``qdrant-server``: a Qdrant server by URL."""
 
     url: str | None = Field(None, description="server URL; default $QDRANT_URL")

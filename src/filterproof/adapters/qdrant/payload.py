@@ -22,7 +22,8 @@ revision          integer                                 integer (not filtered 
 valid_from        ``YYYY-MM-DDT00:00:00Z``                datetime
 valid_until       the same, or absent when open-ended     datetime
 logical_id        logical_id                              none
-raw               the metadata as given (every document)  none, never filtered on
+raw               the metadata as given, as JSON text     none, never filtered on
+                  (``adapters.raw``; every document)
 ================= ======================================= ============================
 
 A malformed document keeps only ``fp_id``, ``fp_form: "malformed"``, ``fp_problem``
@@ -44,9 +45,14 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any, Literal
 
+from filterproof.adapters.raw import raw_json
+from filterproof.adapters.revisions import logical_key, revision_key
 from filterproof.policy import parse_date, structural_problem
 
 ID, FORM, PROBLEM, RAW = "fp_id", "fp_form", "fp_problem", "raw"
+CURRENT, LID = "fp_current", "fp_lid"
+"""``revision=flag`` only: ``"yes"``/``"no"`` (never a bool: qdrant-edge 0.9 reads ``MatchValue(True)`` as 1),
+and the document's ``tenant/logical_id``, by which ``set_active_revisions`` rewrites the flags."""
 TENANT, STATUS, GROUPS, KEY = "tenant", "status", "groups", "fp_revision_key"
 REVISION, LOGICAL_ID, VALID_FROM, VALID_UNTIL = "revision", "logical_id", "valid_from", "valid_until"
 WELL_FORMED, MALFORMED = "ok", "malformed"
@@ -57,6 +63,8 @@ INDEXES: dict[str, IndexKind] = {
     REVISION: "integer", VALID_FROM: "datetime", VALID_UNTIL: "datetime",
 }
 """Payload field -> index type. ``tenant`` is a keyword index marked as the tenant key."""
+FLAG_INDEXES: dict[str, IndexKind] = {CURRENT: "keyword", LID: "keyword"}
+"""The extra indexes of ``revision=flag``."""
 
 NAMESPACE = uuid.UUID("6f1c1d52-4d0e-5b8e-9a57-0c3f2f7e9a11")
 """UUIDv5 namespace for point ids; fixed, so a document's point id is stable across runs."""
@@ -72,14 +80,13 @@ def timestamp(day: date) -> str:
     return f"{day.isoformat()}T00:00:00Z"
 
 
-def revision_key(tenant: str, logical_id: str, revision: int) -> str:
-    """The one string that says "this tenant/logical_id at this revision"."""
-    return f"{tenant}/{logical_id}#{revision}"
+def stored_payload(doc_id: str, metadata: Mapping[str, Any],
+                   active: Mapping[tuple[str, str], int] | None = None) -> dict[str, Any]:
+    """The payload for one document (see the module docstring); raises nothing, whatever the metadata.
 
-
-def stored_payload(doc_id: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """The payload for one document (see the module docstring); raises nothing, whatever the metadata."""
-    payload: dict[str, Any] = {ID: doc_id, RAW: dict(metadata)}
+    ``active`` (``revision=flag`` only) adds the current-revision flag under that map.
+    """
+    payload: dict[str, Any] = {ID: doc_id, RAW: raw_json(metadata)}
     problem = structural_problem(metadata)
     if problem:
         return {**payload, FORM: MALFORMED, PROBLEM: problem}
@@ -98,4 +105,8 @@ def stored_payload(doc_id: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     end = parse_date(metadata.get("valid_until"))
     if end is not None:
         payload[VALID_UNTIL] = timestamp(end)
+    if active is not None:
+        pair = (metadata["tenant"], metadata["logical_id"])
+        payload[LID] = logical_key(*pair)
+        payload[CURRENT] = "yes" if active.get(pair) == metadata["revision"] else "no"
     return payload

@@ -1,8 +1,8 @@
-"""Adapters with one deliberate defect each, to show what the suite catches and how it says so.
+"""Defects in single policy clauses: dates, groups, tenants, caching, short results.
 
-    pytest --pyargs filterproof.conformance --adapter filterproof.conformance.defects:IgnoresValidUntil
-
-Each is the reference adapter with one mistake that real store adapters make.
+``RowPredicate`` is the base for defects easiest to state as "this store's idea of
+eligibility, one document at a time": it replaces the reference's vectorised mask
+with a loop over the stored metadata (slow, and fine for the suite's small scenarios).
 """
 
 from __future__ import annotations
@@ -14,7 +14,22 @@ import numpy as np
 
 from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter
-from filterproof.policy import PolicyFilter, Principal
+from filterproof.policy import PolicyFilter, Principal, is_eligible
+
+
+class RowPredicate(ReferenceAdapter):
+    """The reference with the native filter replaced by ``eligible(metadata, where)`` per document
+    (``asked`` may rewrite the filter once per query first)."""
+
+    def asked(self, where: PolicyFilter) -> PolicyFilter:
+        return where
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        return is_eligible(meta, where)
+
+    def mask(self, where: PolicyFilter) -> np.ndarray:
+        where = self.asked(where)
+        return np.array([self.eligible(m, where) for m in self._metadata], dtype=bool)
 
 
 class IgnoresValidUntil(ReferenceAdapter):
@@ -88,5 +103,12 @@ class SilentlyShort(ReferenceAdapter):
         return [h for h in candidates if h.id in allowed]
 
 
-DEFECTS = {cls.__name__: cls for cls in
-           (IgnoresValidUntil, GroupsStringAsList, DropsTenantClause, CachesAcrossRevocation, SilentlyShort)}
+
+class DropsOpenEnded(RowPredicate):
+    """Stores valid_until in a range index where an absent or null end matches no range: open-ended
+    documents never match (Chroma's ``$gt`` and Qdrant's range skip a missing key)."""
+
+    name = "defect-drops-open-ended"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        return meta.get("valid_until") is not None and is_eligible(meta, where)

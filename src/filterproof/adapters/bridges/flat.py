@@ -1,0 +1,30 @@
+"""The flat encoding of the policy fields, for frameworks whose filters are numeric-ranged and flat (pure).
+
+The Chroma engine adapter's encoding (``adapters.chroma.where.stored_metadata``): flat
+scalars, dates as integers ``YYYYMMDD``, an open ``valid_until`` as ``OPEN_UNTIL``, and a
+malformed document stored without any policy field; without its None fields (these
+metadata are added, never merged), with our id in ``fp_id``, and groups as the
+integration can filter them (``Groups``). Used by the LlamaIndex bridges and
+``langchain-pgvector``; imports no framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from filterproof.adapters.chroma.where import GROUPS, stored_metadata
+from filterproof.adapters.qdrant.payload import ID
+
+Groups = Literal["list", "any", "flags"]
+GROUP_FLAG = "fp_group:"
+
+
+def node_metadata(doc_id: str, meta: Mapping[str, Any], groups: Groups) -> dict[str, Any]:
+    """A node's metadata: the Chroma engine encoding without its None fields (nodes are added, never merged;
+    ``ChromaVectorStore.add`` would write a None as ``""``), our id in ``fp_id``, groups per ``groups``."""
+    stored = {key: value for key, value in stored_metadata(meta).items() if value is not None}
+    stored[ID] = doc_id
+    if groups == "flags" and GROUPS in stored:
+        stored.update({GROUP_FLAG + group: 1 for group in stored.pop(GROUPS)})
+    return stored

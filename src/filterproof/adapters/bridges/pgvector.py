@@ -1,0 +1,124 @@
+"""What ``langchain-pgvector`` and ``llamaindex-pgvector`` share: a database, its URLs, a PGVector filter.
+
+``langchain_postgres.PGVector`` (JSONB ``cmetadata``, its ``$``-operator filter dict)
+and LlamaIndex's ``PGVectorStore`` (``metadata_`` JSON, ``MetadataFilters`` rendered as
+SQL text), each on a database of the ``pgvector`` backend's kind: option ``dsn`` or
+``$PGVECTOR_DSN`` (libpq ``key=value`` form), else the throwaway server of
+``filterproof.servers.postgres`` (the ``pgvector`` backend, issue 11: until it is
+installed, these bridges need a DSN and say so). Each adapter works in a collection
+or table of its own, dropped on close.
+
+The adapters live with their framework's others (``langchain_stores``, ``llamaindex_stores``),
+so that each needs only its own extra. Both store the flat encoding (``flat.node_metadata``:
+dates as integers, our id in ``fp_id``); groups differ: ``PGVector`` has no operator that looks inside a
+JSON list (its ``$in`` compares the field's text) and takes only identifiers as keys,
+so one key per group, ``fp_group_<hex of the UTF-8 name>``, and an OR of equalities;
+``PGVectorStore`` has ANY (``?|`` on the JSON array), so a list.
+Scores: both return the cosine distance (cosine = 1 - distance; LlamaIndex already
+reports 1 - distance), and LangChain's relevance function for COSINE is 1 - distance.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from filterproof.adapters.bridges.options import DSN_ENV
+from filterproof.adapters.chroma.where import (
+    KEY,
+    KEYS_PER_FILTER,
+    NEVER,
+    STATUS,
+    TENANT,
+    VALID_FROM,
+    VALID_UNTIL,
+    date_int,
+)
+from filterproof.adapters.revisions import active_keys
+from filterproof.errors import BackendUnavailable
+from filterproof.policy import ACTIVE_STATUS, PolicyFilter, matchable
+
+
+def libpq_dsn(given: str | None) -> str:
+    """The DSN to use: the option, the environment, or the ``pgvector`` backend's shared server."""
+    dsn = given or os.environ.get(DSN_ENV)
+    if dsn:
+        return dsn
+    try:
+        from filterproof.servers.postgres import shared_server  # the pgvector backend (issue 11)
+    except ImportError:
+        raise BackendUnavailable(f"the pgvector bridges need a server: set {DSN_ENV} or -o dsn=... "
+                                 "(or install filterproof with the pgvector backend)") from None
+    return shared_server().dsn
+
+
+class Database:
+    """A database of our own on the server, dropped on close.
+
+    langchain-postgres keeps every collection in one table whose vector width is fixed by
+    the first collection, with the document id as the primary key across collections (a
+    document re-added under the same id in another collection overwrites the first one's
+    row and stays in the first collection: langchain-postgres #139, langchain #31613), and
+    LlamaIndex's tables are per name: a database per adapter keeps runs apart.
+    """
+
+    def __init__(self, dsn: str) -> None:
+        import psycopg
+
+        self.name = f"fp_{uuid.uuid4().hex[:16]}"
+        self._admin = dsn
+        with psycopg.connect(dsn, autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{self.name}"')
+            connection.execute("SELECT 1")
+        self.dsn = " ".join(item for item in dsn.split() if not item.startswith("dbname=")) + f" dbname={self.name}"
+        with psycopg.connect(self.dsn, autocommit=True) as connection:
+            connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
+
+    def drop(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self._admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+def sqlalchemy_url(dsn: str, driver: str) -> str:
+    """``host=h port=p user=u dbname=d password=w`` -> ``postgresql+driver://u:w@h:p/d`` (Unix socket: ``?host=``)."""
+    parts = dict(item.split("=", 1) for item in dsn.split())
+    user, password = parts.get("user", "postgres"), parts.get("password")
+    credentials = user + (f":{password}" if password else "")
+    host, port, database = parts.get("host", "localhost"), parts.get("port", "5432"), parts.get("dbname", user)
+    if host.startswith("/"):
+        return f"postgresql+{driver}://{credentials}@/{database}?host={host}&port={port}"
+    return f"postgresql+{driver}://{credentials}@{host}:{port}/{database}"
+
+
+# -- the policy as langchain-postgres's filter dict (pure) ---------------------------
+
+
+def group_key(group: str) -> str:
+    """A group as a metadata key langchain-postgres accepts (it refuses keys that are not identifiers)."""
+    return "fp_group_" + group.encode().hex()
+
+
+def _eq(key: str, value: Any) -> dict[str, Any]:
+    return {key: {"$eq": value}}
+
+
+def _join(operator: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return parts[0] if len(parts) == 1 else {operator: parts}
+
+
+def pgvector_filter(where: PolicyFilter) -> dict[str, Any]:
+    """The whole policy as one ``PGVector`` filter; never an empty ``$in`` or ``$or`` (a key nobody has instead)."""
+    tenant = where.principal.tenant
+    keys = active_keys(where.active, tenant)
+    if len(keys) > KEYS_PER_FILTER:
+        raise ValueError(f"{len(keys)} active keys: langchain-pgvector takes at most {KEYS_PER_FILTER} in one filter")
+    groups = [g for g in dict.fromkeys(where.principal.groups) if matchable(g)]
+    return {"$and": [
+        _eq(TENANT, tenant) if matchable(tenant) else _eq(NEVER, 1), _eq(STATUS, ACTIVE_STATUS),
+        {KEY: {"$in": keys}} if keys else _eq(NEVER, 1),
+        _join("$or", [_eq(group_key(g), 1) for g in groups]) if groups else _eq(NEVER, 1),
+        {VALID_FROM: {"$lte": date_int(where.as_of)}}, {VALID_UNTIL: {"$gt": date_int(where.as_of)}},
+    ]}

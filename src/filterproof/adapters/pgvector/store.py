@@ -1,0 +1,293 @@
+"""pgvector behind filterproof's adapter boundary: one table of typed policy columns, cosine search in SQL.
+
+The server. ``dsn`` or ``$PGVECTOR_DSN`` when given (the server is the caller's; the
+extension is created if missing and must be 0.8 or newer, for iterative scans);
+otherwise the process's throwaway server (``servers.postgres.shared_server``), or a
+``pgvector/pgvector`` container with ``server=docker``. Each adapter works in a table
+of its own (``fp_<random>``, dropped on close) unless ``table`` names one.
+
+The table. ``id text PRIMARY KEY``, ``embedding vector(dim)`` (the shared vectors,
+scaled to unit length: cosine is unchanged and pgvector's float sums lose less), the
+typed policy columns of ``sql.STORED_COLUMNS`` and a btree index on ``tenant``, as a
+company's table would have one. Writes go through COPY into a staging table and one
+``INSERT ... ON CONFLICT (id) DO UPDATE``: a re-upsert replaces the row.
+
+The vector index (``index=hnsw|ivfflat``) is built on the first search after the
+first ingest (or by ``optimize()``), after the rows are in: an HNSW graph built row by
+row is slower to build, and IVFFlat centroids need the data. Later writes are added
+to it by PostgreSQL. The planner decides per query whether to use it (``plan=auto``);
+``plan=index`` disables sequential scans, bitmap scans and explicit sorts for the
+session, which leaves the ordered index scan as the only plan without a disabled node.
+Statistics come from an ANALYZE after the build and after large writes.
+
+Search is ``ORDER BY embedding <=> q LIMIT k`` under the compiled ``WHERE``; the score
+is ``1 - distance`` (a zero vector's NaN distance becomes score 0: no shared term).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg import sql
+
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.pgvector import sql as pgsql
+from filterproof.adapters.pgvector.options import ROWS_PER_LIST, PgvectorOptions
+from filterproof.adapters.revisions import KeyCache, logical_key, revision_key
+from filterproof.errors import BackendUnavailable
+from filterproof.policy import ActiveRevisions, PolicyFilter
+
+MIN_PGVECTOR = (0, 8, 0)
+"""Iterative index scans (``hnsw.iterative_scan``) arrived in pgvector 0.8.0."""
+ANALYZE_AFTER = 0.2
+"""Re-ANALYZE before a search once this share of the analyzed row count was written since."""
+DSN_ENV = "PGVECTOR_DSN"
+CONNECT_TIMEOUT = 10
+TOLERANCE = {("hnsw", "strict_order"): 0.01, ("hnsw", "relaxed_order"): 0.01, ("ivfflat", "relaxed_order"): 0.05}
+"""Recall tolerance of the approximate settings that keep scanning until k rows pass the filter.
+Without iterative scans pgvector filters a fixed candidate list (ef_search rows, or the probed
+lists): under a selective filter it comes back short by design, so it promises nothing (1.0)."""
+
+
+def capabilities_of(options: PgvectorOptions, persistent: bool) -> Capabilities:
+    if options.index == "exact":
+        return Capabilities(native_filter=True, exact=True, persistent=persistent, lifecycle=True)
+    tolerance = TOLERANCE.get((options.index, options.iterative_scan), 1.0)
+    return Capabilities(native_filter=True, exact=False, persistent=persistent, lifecycle=True,
+                        recall_tolerance=tolerance)
+
+
+def vector_text(vector: np.ndarray) -> str:
+    """pgvector's text form; Python's float repr of a float32 parses back to the same float32."""
+    return "[" + ",".join(map(repr, vector.tolist())) + "]"
+
+
+def session_settings(options: PgvectorOptions) -> dict[str, str]:
+    """GUCs for this adapter's connection (session level: another client of the server is not affected)."""
+    settings = {
+        "hnsw.ef_search": str(options.ef_search), "hnsw.max_scan_tuples": str(options.max_scan_tuples),
+        "ivfflat.probes": str(options.probes),
+        "hnsw.iterative_scan": options.iterative_scan if options.index == "hnsw" else "off",
+        "ivfflat.iterative_scan": options.iterative_scan if options.index == "ivfflat" else "off",
+    }
+    if options.plan == "index":
+        settings |= {"enable_seqscan": "off", "enable_bitmapscan": "off", "enable_sort": "off"}
+    return settings
+
+
+class PgvectorAdapter(AdapterBase):
+    name = "pgvector"
+    Options = PgvectorOptions
+    options: PgvectorOptions
+
+    def __init__(self, options: PgvectorOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        opts = self.options
+        self._stack = contextlib.ExitStack()
+        try:
+            self.dsn = opts.dsn or os.environ.get(DSN_ENV) or self._provide(opts.server)
+            try:
+                connection = psycopg.connect(self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+            except psycopg.OperationalError as error:  # the DSN may hold a password: not repeated here
+                raise BackendUnavailable(f"pgvector: cannot connect to the server of the DSN: {error}") from error
+            self._conn = self._stack.enter_context(connection)
+            self.pgvector_version = self._prepare_session()
+        except BaseException:
+            self._stack.close()
+            raise
+        self.capabilities = capabilities_of(opts, persistent=bool(opts.table))
+        self._table = opts.table or f"fp_{uuid.uuid4().hex[:12]}"
+        self._drop_on_close = not opts.table
+        self._dim, self._indexed = self._existing()
+        self._analyzed_rows, self._written = 0, 0
+        self._keys = KeyCache(pgsql.pg_text)
+
+    def _provide(self, kind: str) -> str:
+        if kind == "docker":
+            from filterproof.servers.pgvector_container import PgvectorService
+
+            return self._stack.enter_context(PgvectorService().provide()).url
+        from filterproof.servers.postgres import shared_server
+
+        return shared_server().dsn
+
+    def _prepare_session(self) -> str:
+        with contextlib.suppress(psycopg.errors.UniqueViolation):  # two clients creating it at once
+            self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        row = self._conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        version = str(row[0]) if row else "0"
+        if tuple(int(p) for p in version.split(".")[:3] if p.isdigit()) < MIN_PGVECTOR:
+            raise BackendUnavailable(f"pgvector {version} on the server: filterproof needs 0.8.0 or newer "
+                                     "(iterative index scans); ALTER EXTENSION vector UPDATE")
+        self._conn.execute("SELECT '[1]'::vector")  # loads the library, so that its settings are known
+        for key, value in session_settings(self.options).items():
+            self._conn.execute("SELECT set_config(%s, %s, false)", (key, value))
+        return version
+
+    def _existing(self) -> tuple[int, bool]:
+        """The dimension of a table of this name that exists already (0: none), and whether it has a vector index."""
+        row = self._conn.execute("SELECT a.atttypmod FROM pg_attribute a WHERE a.attrelid = to_regclass(%s) "
+                                 "AND a.attname = 'embedding'", (self._table,)).fetchone()
+        if row is None:
+            return 0, False
+        found = self._conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", (f"{self._table}_embedding",))
+        return int(row[0]), found.fetchone() is not None
+
+    # -- names ------------------------------------------------------------------
+
+    def _sql(self, template: str, **names: str) -> sql.Composed:
+        """``template`` with ``{t}`` (our table) and other identifiers quoted by psycopg."""
+        idents = {key: sql.Identifier(value) for key, value in {"t": self._table, **names}.items()}
+        return sql.SQL(template).format(**idents)
+
+    @property
+    def table(self) -> str:
+        return self._table
+
+    # -- writes -----------------------------------------------------------------
+
+    def reset(self, dim: int) -> None:
+        if dim < 1:
+            raise ValueError(f"dimension must be positive, got {dim}")
+        columns = ", ".join(f"{name} {kind}" for name, kind in zip(pgsql.STORED_COLUMNS, pgsql.COLUMN_TYPES,
+                                                                    strict=True))
+        with self._conn.transaction():
+            self._conn.execute(self._sql("DROP TABLE IF EXISTS {t}"))
+            self._conn.execute(self._sql(
+                f"CREATE TABLE {{t}} (id text PRIMARY KEY, embedding vector({int(dim)}) NOT NULL, {columns})"))
+            self._conn.execute(self._sql("CREATE INDEX {i} ON {t} (tenant)", i=f"{self._table}_tenant"))
+            if self.revision_flags:  # the flag rewrite finds the revisions of a changed tenant/logical_id by this
+                self._conn.execute(self._sql("CREATE INDEX {i} ON {t} (logical_key)", i=f"{self._table}_lkey"))
+            self._conn.execute(self._sql("DROP TABLE IF EXISTS {s}", s=self._staging))  # the old dimension
+        self._dim, self._indexed, self._analyzed_rows, self._written = dim, False, 0, 0
+
+    @property
+    def _staging(self) -> str:
+        return f"{self._table}_staging"
+
+    def _row(self, record: Record) -> tuple[Any, ...]:
+        vector = np.asarray(record.vector, dtype=np.float32)
+        if vector.shape != (self._dim,):
+            raise ValueError(f"{record.id}: vector has shape {vector.shape}, index takes ({self._dim},)")
+        norm = float(np.linalg.norm(vector))
+        unit = vector / norm if norm > 0 else vector
+        return (pgsql.pg_text(record.id), vector_text(unit), *pgsql.stored_row(record.metadata, self.flag_map))
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        rows = [self._row(r) for r in {r.id: r for r in records}.values()]  # the last of an id wins
+        if not rows:
+            return
+        columns = ", ".join(("id", "embedding", *pgsql.STORED_COLUMNS))
+        updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in ("embedding", *pgsql.STORED_COLUMNS))
+        with self._conn.transaction():
+            self._conn.execute(self._sql("CREATE TEMP TABLE IF NOT EXISTS {s} (LIKE {t})", s=self._staging))
+            self._conn.execute(self._sql("TRUNCATE {s}", s=self._staging))
+            with self._conn.cursor().copy(self._sql(f"COPY {{s}} ({columns}) FROM STDIN", s=self._staging)) as copy:
+                for row in rows:
+                    copy.write_row(row)
+            self._conn.execute(self._sql(f"INSERT INTO {{t}} ({columns}) SELECT {columns} FROM {{s}} "
+                                         f"ON CONFLICT (id) DO UPDATE SET {updates}", s=self._staging))
+        self._written += len(rows)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._conn.execute(self._sql("DELETE FROM {t} WHERE id = ANY(%s::text[])"),
+                           ([pgsql.pg_text(i) for i in ids],))
+        self._written += len(ids)
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        """Replace every policy column and the raw metadata; the vector stays; unknown ids are ignored."""
+        assignments = ", ".join(f"{c} = %s" for c in pgsql.STORED_COLUMNS)
+        self._conn.execute(self._sql(f"UPDATE {{t}} SET {assignments} WHERE id = %s"),
+                           (*pgsql.stored_row(metadata, self.flag_map), pgsql.pg_text(id)))
+        self._written += 1
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
+
+        One transaction (committed before this returns): the changed documents' revisions
+        all lose the flag, then each new active revision gets it.
+        """
+        if self.revision_flags and self._dim:
+            changed = self.active.changed(active)
+            lids = [pgsql.pg_text(logical_key(*pair)) for pair in changed]
+            keys = [pgsql.pg_text(revision_key(*pair, active[pair])) for pair in changed if pair in active]
+            with self._conn.transaction():
+                self._conn.execute(self._sql("UPDATE {t} SET is_current = false WHERE logical_key = ANY(%s::text[])"),
+                                   (lids,))
+                self._conn.execute(self._sql("UPDATE {t} SET is_current = true WHERE revision_key = ANY(%s::text[])"),
+                                   (keys,))
+            self._written += len(changed)
+        self.active = active
+
+    def optimize(self) -> None:
+        """Build the vector index (if any and not yet built) and refresh the planner's statistics."""
+        if self.options.index != "exact" and not self._indexed:
+            self._build_index()
+        self._conn.execute(self._sql("ANALYZE {t}"))
+        (self._analyzed_rows,) = self._conn.execute(self._sql("SELECT count(*) FROM {t}")).fetchone() or (0,)
+        self._written = 0
+
+    def _build_index(self) -> None:
+        opts, name = self.options, f"{self._table}_embedding"
+        if opts.index == "hnsw":
+            params = f"m = {int(opts.m)}, ef_construction = {int(opts.ef_construction)}"
+        else:
+            (rows,) = self._conn.execute(self._sql("SELECT count(*) FROM {t}")).fetchone() or (0,)
+            params = f"lists = {int(opts.lists or max(1, rows // ROWS_PER_LIST))}"
+        self._conn.execute(self._sql(f"CREATE INDEX {{i}} ON {{t}} USING {opts.index} (embedding vector_cosine_ops) "
+                                     f"WITH ({params})", i=name))
+        self._indexed = True
+
+    def _before_search(self) -> None:
+        stale = self._written > max(1.0, ANALYZE_AFTER * self._analyzed_rows)
+        if (self.options.index != "exact" and not self._indexed) or (stale and self._analyzed_rows):
+            self.optimize()
+
+    # -- reads ------------------------------------------------------------------
+
+    def compile(self, where: PolicyFilter) -> pgsql.Clause:
+        """The ``WHERE``, with the active keys cached per map object and tenant."""
+        if self.revision_flags:
+            return pgsql.compile_where(where, flag=True)
+        return pgsql.compile_where(where, self._keys(where.active, where.principal.tenant))
+
+    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> str:
+        """PostgreSQL's plan for this search (to see whether the vector index serves it)."""
+        query, params = self._query(vector, k, where)
+        rows = self._conn.execute(sql.SQL("EXPLAIN ") + query, params).fetchall()
+        return "\n".join(str(r[0]) for r in rows)
+
+    def _query(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> tuple[sql.Composed, tuple[Any, ...]]:
+        row = np.asarray(vector, dtype=np.float32)
+        if row.shape != (self._dim,):
+            raise ValueError(f"query: vector has shape {row.shape}, index takes ({self._dim},)")
+        clause = pgsql.Clause("TRUE") if where is None else self.compile(where)
+        text = vector_text(row)
+        query = self._sql(f"SELECT id, embedding <=> %s::vector FROM {{t}} WHERE {clause.sql} "
+                          "ORDER BY embedding <=> %s::vector LIMIT %s")
+        return query, (text, *clause.params, text, k)
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        if k <= 0:
+            return []
+        self._before_search()
+        query, params = self._query(vector, k, where)
+        rows = self._conn.execute(query, params).fetchall()
+        hits = [Hit(pgsql.from_pg_text(i), 0.0 if math.isnan(d) else 1.0 - float(d)) for i, d in rows]
+        return sorted(hits, key=lambda h: -h.score)  # relaxed_order may return rows slightly out of order
+
+    def close(self) -> None:
+        try:
+            if self._drop_on_close and not self._conn.closed:
+                with contextlib.suppress(psycopg.Error):  # a vanished server must not mask the caller's error
+                    self._conn.execute(self._sql("DROP TABLE IF EXISTS {t}"))
+        finally:
+            self._stack.close()
+

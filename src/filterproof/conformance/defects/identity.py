@@ -1,0 +1,97 @@
+"""Defects in comparing identities: tenants, logical ids and groups that a store does not keep exact.
+
+The policy compares identity strings exactly. A store that folds case, strips
+accents, normalises Unicode, stops at a NUL character, or finds tenants through a
+``tenant/logical_id`` path, makes two distinct identities one: a leak across tenants
+or groups.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+from filterproof.conformance.defects.clauses import RowPredicate
+from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible
+
+
+class RewritesIdentities(RowPredicate):
+    """Rewrites every identity (stored and asked) through ``rewrite`` before comparing exactly."""
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return value
+
+    def _text(self, value: Any) -> Any:
+        return self.rewrite(value) if isinstance(value, str) else value
+
+    def _meta(self, meta: Mapping[str, Any]) -> dict[str, Any]:
+        out = {**meta, **{k: self._text(meta[k]) for k in ("tenant", "logical_id", "status") if k in meta}}
+        if isinstance(meta.get("groups"), list):
+            out["groups"] = [self._text(g) for g in meta["groups"]]
+        return out
+
+    def asked(self, where: PolicyFilter) -> PolicyFilter:
+        principal = Principal(self.rewrite(where.principal.tenant), tuple(map(self.rewrite, where.principal.groups)))
+        active = ActiveRevisions.of({(self.rewrite(t), self.rewrite(lid)): r for (t, lid), r in where.active.items()})
+        return PolicyFilter(principal, where.as_of, active)
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        return is_eligible(self._meta(meta), where)
+
+
+class CaseFoldsIdentities(RewritesIdentities):
+    """Compares identities case-insensitively (a case-insensitive collation, a lowercased keyword field)."""
+
+    name = "defect-case-folds-identities"
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return value.casefold()
+
+
+class NormalizesUnicode(RewritesIdentities):
+    """Stores and asks identities in NFC, so ``"a\\u0301cme"`` (NFD) is ``"ácme"`` (NFC)."""
+
+    name = "defect-normalizes-unicode"
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return unicodedata.normalize("NFC", value)
+
+
+class FoldsAccents(RewritesIdentities):
+    """Strips accents (an ASCII-folding analyzer): ``"ácme"`` is ``"acme"``."""
+
+    name = "defect-folds-accents"
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return "".join(c for c in unicodedata.normalize("NFD", value) if not unicodedata.combining(c))
+
+
+class TruncatesAtNul(RewritesIdentities):
+    """Reads identities as C strings, up to the first NUL: ``"acme\\x00evil"`` is ``"acme"`` (SQLite's JSON
+    functions do this)."""
+
+    name = "defect-truncates-at-nul"
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return value.split("\x00", 1)[0]
+
+
+class TenantByKeyPrefix(RowPredicate):
+    """Finds a tenant's documents by the prefix ``principal.tenant + "/"`` of their ``tenant/logical_id`` key,
+    so a principal "acme/x" is shown acme's document "x/y"."""
+
+    name = "defect-tenant-by-key-prefix"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        tenant, logical_id = meta.get("tenant"), meta.get("logical_id")
+        if not isinstance(tenant, str) or not isinstance(logical_id, str):
+            return False
+        if not f"{tenant}/{logical_id}".startswith(where.principal.tenant + "/"):
+            return False
+        return is_eligible(meta, PolicyFilter(Principal(tenant, where.principal.groups), where.as_of, where.active))

@@ -1,0 +1,172 @@
+"""A probe expression in each framework's filter language: one small function per construct.
+
+A language that has no way to say an operator raises ``Unsupported`` here (the
+matrix says "unsupported"); everything it can say is rendered in its plain,
+documented form and handed to the integration, whose own failures the matrix
+records as "raises". Frameworks are imported inside the functions that need them.
+
+* ``chroma_where``: a Chroma ``where`` dict, what langchain-chroma's ``filter=`` takes.
+* ``qdrant_filter``: a ``qdrant_client.models.Filter`` over ``metadata.<key>``, what
+  langchain-qdrant's ``filter=`` takes.
+* ``pgvector_dict``: langchain-postgres's ``$``-operator dict, what langchain-pgvector's ``filter=`` takes.
+* ``structured``: LangChain's ``StructuredQuery`` filter, then a langchain-community
+  translator (langchain-community's ``ChromaTranslator`` / ``QdrantTranslator``, langchain-postgres's
+  ``PGVectorTranslator``), the self-query path.
+* ``metadata_filters``: LlamaIndex ``MetadataFilters`` (ANY for "contains any", the
+  documented operator; IS_EMPTY for "missing or null").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from filterproof.matrix.probes import All, AnyOf, Cmp, Expr
+
+
+class Unsupported(Exception):
+    """The filter language has no construct for this operator."""
+
+
+# -- Chroma where (langchain-chroma, native) ----------------------------------------
+
+
+def _chroma_join(operator: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return parts[0] if len(parts) == 1 else {operator: parts}  # Chroma refuses $and/$or of one clause
+
+
+def chroma_where(expr: Expr) -> dict[str, Any]:
+    match expr:
+        case Cmp("eq" | "in" | "lte" | "gt" | "contains" as op, key, value):
+            return {key: {{"eq": "$eq", "in": "$in", "lte": "$lte", "gt": "$gt", "contains": "$contains"}[op]: value}}
+        case Cmp("contains_any", key, values):
+            return _chroma_join("$or", [{key: {"$contains": v}} for v in values])
+        case Cmp("is_empty"):
+            raise Unsupported("Chroma's where has no test for a missing or null field")
+        case All(parts):
+            return _chroma_join("$and", [chroma_where(p) for p in parts])
+        case AnyOf(parts):
+            return _chroma_join("$or", [chroma_where(p) for p in parts])
+    raise TypeError(f"unknown expression {expr!r}")
+
+
+# -- Qdrant Filter (langchain-qdrant, native) -------------------------------------------
+
+
+def qdrant_condition(expr: Expr, prefix: str) -> Any:
+    from qdrant_client import models
+
+    match expr:
+        case Cmp("eq" | "contains", key, value):  # on a list field, MatchValue matches an element
+            return models.FieldCondition(key=prefix + key, match=models.MatchValue(value=value))
+        case Cmp("in" | "contains_any", key, values):
+            return models.FieldCondition(key=prefix + key, match=models.MatchAny(any=list(values)))
+        case Cmp("lte" | "gt" as op, key, value):
+            rng = models.DatetimeRange if isinstance(value, str) else models.Range
+            return models.FieldCondition(key=prefix + key, range=rng(**{op: value}))
+        case Cmp("is_empty", key):
+            return models.IsEmptyCondition(is_empty=models.PayloadField(key=prefix + key))
+        case All(parts):
+            return models.Filter(must=[qdrant_condition(p, prefix) for p in parts])
+        case AnyOf(parts):
+            return models.Filter(should=[qdrant_condition(p, prefix) for p in parts])
+    raise TypeError(f"unknown expression {expr!r}")
+
+
+def qdrant_filter(expr: Expr, prefix: str = "metadata.") -> Any:
+    from qdrant_client import models
+
+    found = qdrant_condition(expr, prefix)
+    return found if isinstance(found, models.Filter) else models.Filter(must=[found])
+
+
+# -- langchain-postgres filter dict (langchain-pgvector, native) --------------------------
+
+
+def pgvector_dict(expr: Expr) -> dict[str, Any]:
+    match expr:
+        case Cmp("eq" | "in" | "lte" | "gt" as op, key, value):
+            return {key: {"$" + op: value}}
+        case Cmp("contains" | "contains_any"):
+            raise Unsupported("langchain-postgres has no operator that looks inside a JSON list")
+        case Cmp("is_empty"):
+            raise Unsupported("langchain-postgres has $exists (absence) but no null test")
+        case All(parts):
+            return _chroma_join("$and", [pgvector_dict(p) for p in parts])
+        case AnyOf(parts):
+            return _chroma_join("$or", [pgvector_dict(p) for p in parts])
+    raise TypeError(f"unknown expression {expr!r}")
+
+
+# -- LangChain StructuredQuery and its translators ------------------------------------
+
+
+def structured(expr: Expr) -> Any:
+    """The expression as LangChain's structured-query IR (what a self-query retriever builds)."""
+    from langchain_core.structured_query import Comparator, Comparison, Operation, Operator
+
+    def join(operator: Any, parts: list[Any]) -> Any:
+        return parts[0] if len(parts) == 1 else Operation(operator=operator, arguments=parts)
+
+    match expr:
+        case Cmp("eq" | "in" | "lte" | "gt" | "contains" as op, key, value):
+            comparator = {"eq": Comparator.EQ, "in": Comparator.IN, "lte": Comparator.LTE, "gt": Comparator.GT,
+                          "contains": Comparator.CONTAIN}[op]
+            return Comparison(comparator=comparator, attribute=key, value=value)
+        case Cmp("contains_any", key, values):
+            return join(Operator.OR, [Comparison(comparator=Comparator.CONTAIN, attribute=key, value=v)
+                                      for v in values])
+        case Cmp("is_empty"):
+            raise Unsupported("StructuredQuery has no comparator for a missing or null field")
+        case All(parts):
+            return join(Operator.AND, [structured(p) for p in parts])
+        case AnyOf(parts):
+            return join(Operator.OR, [structured(p) for p in parts])
+    raise TypeError(f"unknown expression {expr!r}")
+
+
+def translated(expr: Expr, store: str) -> Any:
+    """``StructuredQuery`` -> the store's filter through langchain-community's translator (may raise)."""
+    from langchain_core.structured_query import StructuredQuery
+
+    if store == "chroma":
+        from langchain_community.query_constructors.chroma import ChromaTranslator as Translator
+
+        translator: Any = Translator()
+    elif store == "pgvector":  # langchain-postgres ships its own (the one SelfQueryRetriever picks for it)
+        from langchain_postgres import PGVectorTranslator
+
+        translator = PGVectorTranslator()
+    else:
+        from langchain_community.query_constructors.qdrant import QdrantTranslator
+
+        translator = QdrantTranslator(metadata_key="metadata")
+    _, kwargs = translator.visit_structured_query(StructuredQuery(query="", filter=structured(expr)))
+    return kwargs["filter"]
+
+
+# -- LlamaIndex MetadataFilters ---------------------------------------------------------
+
+
+def metadata_filters(expr: Expr) -> Any:
+    from llama_index.core.vector_stores.types import FilterCondition, MetadataFilters
+
+    found = _li(expr)
+    return found if isinstance(found, MetadataFilters) else MetadataFilters(filters=[found],
+                                                                            condition=FilterCondition.AND)
+
+
+def _li(expr: Expr) -> Any:
+    from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
+
+    operators = {"eq": FilterOperator.EQ, "in": FilterOperator.IN, "contains": FilterOperator.CONTAINS,
+                 "contains_any": FilterOperator.ANY, "lte": FilterOperator.LTE, "gt": FilterOperator.GT}
+    match expr:
+        case Cmp("is_empty", key):
+            return MetadataFilter(key=key, operator=FilterOperator.IS_EMPTY, value=None)
+        case Cmp(op, key, value):
+            return MetadataFilter(key=key, operator=operators[op], value=value)
+        case All(parts):
+            return MetadataFilters(filters=[_li(p) for p in parts], condition=FilterCondition.AND)
+        case AnyOf(parts):
+            return MetadataFilters(filters=[_li(p) for p in parts], condition=FilterCondition.OR)
+    raise TypeError(f"unknown expression {expr!r}")

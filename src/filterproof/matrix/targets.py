@@ -1,0 +1,100 @@
+"""The framework x store x filter-language combinations the matrix probes, and their probe stores.
+
+A probe store is the bridge adapter of the same integration (``adapters.bridges``)
+with one change: it writes the probe's metadata as given, instead of the policy's
+encoding, because the matrix asks what the framework's filter language does with
+plain metadata. Writes and the four search paths are the bridge's own code, so the
+matrix and the conformance runs exercise the same application calls.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from filterproof.adapters.base import Record
+from filterproof.matrix import languages
+from filterproof.matrix.probes import Expr
+
+
+@dataclass(frozen=True)
+class Target:
+    backend: str
+    """The bridge backend whose integration this is (``langchain-chroma``...)."""
+    language: str
+    """``native`` (the integration's documented filter), ``translator`` (LangChain's structured query),
+    ``MetadataFilters`` (LlamaIndex)."""
+    render: Callable[[Expr], Any]
+    store: str
+    """``module:class`` of the probe store (imports the framework)."""
+    packages: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.backend}/{self.language}"
+
+    def open(self) -> Any:
+        module, _, attribute = self.store.partition(":")
+        return getattr(importlib.import_module(module), attribute)()
+
+    def versions(self) -> dict[str, str]:
+        found = {}
+        for package in self.packages:
+            try:
+                found[package] = version(package)
+            except PackageNotFoundError:
+                found[package] = "not installed"
+        return found
+
+
+_HERE = "filterproof.matrix.targets"
+LANGCHAIN = ("langchain-core",)
+LLAMAINDEX = ("llama-index-core",)
+TARGETS: tuple[Target, ...] = (
+    Target("langchain-chroma", "native", languages.chroma_where, f"{_HERE}:LangChainChromaProbe",
+           (*LANGCHAIN, "langchain-chroma", "chromadb")),
+    Target("langchain-chroma", "translator", lambda e: languages.translated(e, "chroma"),
+           f"{_HERE}:LangChainChromaProbe", (*LANGCHAIN, "langchain-community", "langchain-chroma", "chromadb")),
+    Target("langchain-qdrant", "native", languages.qdrant_filter, f"{_HERE}:LangChainQdrantProbe",
+           (*LANGCHAIN, "langchain-qdrant", "qdrant-client")),
+    Target("langchain-qdrant", "translator", lambda e: languages.translated(e, "qdrant"),
+           f"{_HERE}:LangChainQdrantProbe", (*LANGCHAIN, "langchain-community", "langchain-qdrant", "qdrant-client")),
+    Target("llamaindex-chroma", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexChromaProbe",
+           (*LLAMAINDEX, "llama-index-vector-stores-chroma", "chromadb")),
+    Target("llamaindex-qdrant", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexQdrantProbe",
+           (*LLAMAINDEX, "llama-index-vector-stores-qdrant", "qdrant-client")),
+    Target("langchain-pgvector", "native", languages.pgvector_dict, f"{_HERE}:LangChainPgvectorProbe",
+           (*LANGCHAIN, "langchain-postgres", "psycopg")),
+    Target("langchain-pgvector", "translator", lambda e: languages.translated(e, "pgvector"),
+           f"{_HERE}:LangChainPgvectorProbe", (*LANGCHAIN, "langchain-postgres", "psycopg")),
+    Target("llamaindex-pgvector", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexPgvectorProbe",
+           (*LLAMAINDEX, "llama-index-vector-stores-postgres")),
+    Target("llamaindex-lancedb", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexLanceDBProbe",
+           (*LLAMAINDEX, "llama-index-vector-stores-lancedb", "lancedb")),
+)
+
+
+def _with_id(record: Record) -> dict[str, Any]:
+    """The probe's metadata as given, plus our id (Qdrant point ids are UUIDs: the id is read back from it)."""
+    return {**record.metadata, "fp_id": record.id}
+
+
+def __getattr__(name: str) -> Any:
+    """The probe stores, built on first use (importing a framework only when its target runs)."""
+    if name in ("LangChainChromaProbe", "LangChainQdrantProbe", "LangChainPgvectorProbe"):
+        from filterproof.adapters.bridges import langchain_stores as module
+    elif name in ("LlamaIndexChromaProbe", "LlamaIndexQdrantProbe", "LlamaIndexPgvectorProbe"):
+        from filterproof.adapters.bridges import llamaindex_stores as module
+    elif name == "LlamaIndexLanceDBProbe":
+        from filterproof.adapters.bridges import llamaindex_lancedb as module
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    base = getattr(module, name.replace("Probe", "Bridge"))
+    # langchain-chroma reads ids from Document.id; the others from metadata["fp_id"].
+    writer = (lambda self, r: dict(r.metadata)) if name == "LangChainChromaProbe" else (lambda self, r: _with_id(r))
+    probe = type(name, (base,), {"_metadata": writer, "__doc__": f"{base.__name__} writing raw probe metadata."})
+    globals()[name] = probe
+    return probe

@@ -1,0 +1,189 @@
+"""Bad input and odd data, end to end through the command line: a clean outcome every time.
+
+A data problem is a one-line error naming the file, the record and the field (exit 2),
+or a malformed document counted and never eligible; a usage problem is a one-line
+error (exit 2); never a traceback, never a partial result presented as complete.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from filterproof.adapters import registry
+from filterproof.cli import app
+from filterproof.fixtures import shipped
+
+EMBEDDED = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb", "pgvector"]
+EVERY = [arg for backend in EMBEDDED for arg in ("-b", backend)]
+runner = CliRunner()
+
+
+def lab() -> dict[str, Any]:
+    return json.loads(shipped("freshness-lab.json").read_text())
+
+
+def write(tmp: Path, doc: Any, name: str = "fx.json") -> Path:
+    path = tmp / name
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return path
+
+
+def invoke(*args: str) -> Result:
+    result = runner.invoke(app, list(args))
+    assert "Traceback" not in result.output, result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def one_line_error(result: Result, *fragments: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+ODD = {
+    "nan": float("nan"), "inf": float("inf"), "-inf": float("-inf"), "huge": 2**70, "neg-huge": -(2**80),
+    "surrogate": "\ud800", "nested": {"a": [{"b": [1, 2, {"c": None}]}]}, "brackets": "[bold]x[/]",
+}
+
+
+def test_odd_values_in_fields_the_policy_never_reads_are_stored_by_every_backend(tmp_path: Path) -> None:
+    """NaN, infinities, 2**70 and lone surrogates ride along in metadata: every store agrees with the reference."""
+    doc = lab()
+    for d in doc["documents"]:
+        d["extra"] = dict(ODD)
+    path = write(tmp_path, json.dumps(doc))  # json writes NaN and Infinity, as many producers do
+    result = invoke("compare", str(path), *EVERY)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("identical to reference") == len(EMBEDDED) - 1
+
+
+@pytest.mark.parametrize(("field", "value", "why"), [
+    ("revision", 2**63, "signed 64-bit"), ("revision", float("nan"), "not an integer"),
+    ("tenant", "acme\ud800", "lone surrogate"), ("groups", ["engineering\udfff"], "lone surrogate"),
+    ("valid_from", float("inf"), "YYYY-MM-DD"),
+])
+def test_odd_values_in_policy_fields_are_malformed_on_every_backend(
+    tmp_path: Path, field: str, value: object, why: str
+) -> None:
+    doc = lab()
+    doc["documents"][1][field] = value  # retry-v2, the superseded case's answer
+    path = write(tmp_path, json.dumps(doc))
+    result = invoke("check", str(path))
+    assert result.exit_code == 0 and "1 malformed" in result.output and why in result.output, result.output
+    result = invoke("compare", str(path), *EVERY)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("identical to reference") == len(EMBEDDED) - 1
+
+
+def test_ids_with_brackets_print_in_full(tmp_path: Path) -> None:
+    doc = lab()
+    doc["documents"][1]["id"] = "[/]"
+    doc["documents"][0]["id"] = "t[acme]"
+    doc["cases"][0]["expected"] = "[/]"
+    doc["documents"][2]["tenant"] = 7
+    path = write(tmp_path, doc)
+    result = invoke("check", str(path))
+    assert result.exit_code == 0 and "  [/]" not in result.output  # [/] is well formed: not listed
+    assert "keys-private-v1: tenant is not a string" in result.output
+    result = invoke("compare", str(path), "-b", "reference")
+    assert result.exit_code == 0 and "[/] (0.700)" in result.output and "t[acme] (1.000)" in result.output
+    bad = write(tmp_path, {**doc, "cases": [{**doc["cases"][0], "expected": "[red]nope"}]}, "bad.json")
+    one_line_error(invoke("compare", str(bad)), "unknown document id '[red]nope'")
+
+
+@pytest.mark.parametrize(("mutate", "fragments"), [
+    (lambda d: d.update(documents=[]), ("documents", "empty")),
+    (lambda d: d.update(cases=[]), ("cases", "empty")),
+    (lambda d: d["active_revisions"].update({"acme/retry-policy": 2**63}), ("active_revisions", "64-bit")),
+    (lambda d: d.update(min_score=float("nan")), ("min_score", "finite")),
+    (lambda d: d["cases"][0].update(tenant="acme\ud800"), ("cases[0]", "tenant", "surrogate")),
+    (lambda d: d["documents"][0].update(id="x\ud800"), ("documents[0]", "id", "surrogate")),
+])
+def test_structural_problems_are_one_line(tmp_path: Path, mutate: Any, fragments: tuple[str, ...]) -> None:
+    doc = lab()
+    mutate(doc)
+    path = write(tmp_path, json.dumps(doc))
+    for command in ("check", "compare"):
+        one_line_error(invoke(command, str(path)), str(path), *fragments)
+
+
+def test_texts_without_a_word_make_every_case_abstain(tmp_path: Path) -> None:
+    doc = lab()
+    for d in doc["documents"]:
+        d["text"] = "!!! ... ???"
+    result = invoke("compare", str(write(tmp_path, doc)), *EVERY)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("identical to reference") == len(EMBEDDED) - 1
+
+
+def test_deeply_nested_json_is_one_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "[" * 100_000 + "]" * 100_000)
+    one_line_error(invoke("check", str(path)), "nested too deeply")
+
+
+def test_outputs_are_checked_before_the_run(tmp_path: Path) -> None:
+    fixture = str(shipped("freshness-lab.json"))
+    one_line_error(invoke("compare", fixture, "--json", str(tmp_path / "missing" / "out.json")), "does not exist")
+    one_line_error(invoke("compare", fixture, "--json", str(tmp_path)), "is a directory")
+    one_line_error(invoke("compare", fixture, "--html", str(tmp_path / "nope" / "x.html")), "does not exist")
+    one_line_error(invoke("generate", str(tmp_path / "missing" / "g.json"), "-n", "100"), "existing directory")
+    one_line_error(invoke("sweep", "--replot", str(write(tmp_path, "{}", "r.json"))), "filterproof/2")
+    one_line_error(invoke("sweep", "--replot", str(write(tmp_path, "{", "r2.json"))), "cannot read a report")
+    one_line_error(invoke("sweep", "-n", "200", "-b", "reference", "--out", str(tmp_path / "s")), "selectivity")
+    one_line_error(invoke("compare", fixture, "--candidates", "99999999999999999999"), "candidate depth")
+    one_line_error(invoke("compare", fixture, "--min-score", "nan"), "--min-score")
+    for spec in ("chroma", "qdrant-local", "qdrant-edge"):
+        one_line_error(invoke("compare", fixture, "-b", f"{spec}:path={fixture}"), "not a directory")
+
+
+def test_generate_does_not_overwrite(tmp_path: Path) -> None:
+    target = write(tmp_path, "keep me", "g.json")
+    one_line_error(invoke("generate", str(target), "-n", "100"), "exists; pass --force")
+    assert target.read_text() == "keep me"
+
+
+def test_fixtures_with_the_same_stem_are_both_reported(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = write(tmp_path / "a", lab(), "x.json")
+    second = write(tmp_path / "b", lab(), "x.json")
+    out = tmp_path / "out.json"
+    result = invoke("compare", str(first), str(second), "-b", "reference", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    names = [f["name"] for f in json.loads(out.read_text())["fixtures"]]
+    assert names == [str(first), str(second)]
+
+
+def test_two_runs_on_one_persistent_path(tmp_path: Path) -> None:
+    """The second run gets a clear 'in use' error while the first holds the path; afterwards it runs."""
+    from filterproof.adapters.paths import PathLock
+
+    store = tmp_path / "store"
+    holder = PathLock(store, "another run")
+    try:
+        result = invoke("compare", str(shipped("freshness-lab.json")), "-b", f"qdrant-edge:path={store}")
+        assert result.exit_code == 2 and "is in use by another run" in result.output, result.output
+    finally:
+        holder.release()
+    result = invoke("compare", str(shipped("freshness-lab.json")), "-b", f"qdrant-edge:path={store}")
+    assert result.exit_code == 0, result.output
+
+
+def test_compare_fails_a_ci_gate_when_a_backend_leaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry.BUILTIN, "leaky", registry.Builtin(
+        "filterproof.conformance.defects:DropsTenantClause", None, None, "drops the tenant clause"))
+    out = tmp_path / "out.json"
+    result = invoke("compare", str(shipped("adversarial.json")), "-b", "reference", "-b", "leaky", "--json", str(out))
+    assert result.exit_code == 1, result.output
+    assert "leaky on adversarial: leak: pre_filter returned documents the principal may not use" in result.output
+    problems = json.loads(out.read_text())["problems"]
+    assert {p["backend"] for p in problems} == {"leaky"} and {p["kind"] for p in problems} >= {"leak"}
+    assert invoke("compare", str(shipped("adversarial.json")), "-b", "leaky", "--no-fail").exit_code == 0

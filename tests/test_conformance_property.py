@@ -1,0 +1,57 @@
+"""The property test bites: its examples admit documents, it checks its own strength, and it fails
+on every seeded defect of the classes it generates, naming the smallest failing world."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.conformance import defects, generated
+from filterproof.conformance.generative import MIN_NONEMPTY, MIN_WELLFORMED, Strength, run_property
+from filterproof.policy import PolicyFilter, Principal
+
+SEEDS = (1, 2, 3, 4, 5)
+EXAMPLES = 60  # the suite's default
+PROPERTY_DEFECTS = [
+    "IgnoresValidUntil", "DropsOpenEnded", "GroupsStringAsList", "DropsTenantClause", "LexicalDates", "LenientDates",
+    "LocalTimeAsOf", "CaseFoldsIdentities", "NormalizesUnicode", "FoldsAccents", "TruncatesAtNul", "TenantByKeyPrefix",
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_examples_are_strong_under_every_seed(seed: int) -> None:
+    """Over a run, a quarter of the examples or more admit something; eligible and ineligible documents occur."""
+    strength = run_property(ReferenceAdapter(), EXAMPLES, seed=seed)
+    assert strength.problems() == [], str(strength)
+    assert strength.nonempty >= MIN_NONEMPTY * strength.examples
+    assert strength.wellformed >= MIN_WELLFORMED * strength.documents
+    assert strength.eligible > 0 and strength.ineligible > 0
+
+
+def test_a_weak_generator_is_caught_by_the_strength_check() -> None:
+    """Principals that can match nothing make every run pass vacuously: the strength check says so."""
+    nobody = generated.worlds().map(lambda w: replace(w, wheres=tuple(
+        PolicyFilter(Principal("nobody", ("none",)), where.as_of, where.active) for where in w.wheres)))
+    strength = run_property(ReferenceAdapter(), 30, seed=1, worlds=nobody)
+    assert strength.nonempty == 0
+    assert any("non-empty eligible set" in problem for problem in strength.problems())
+    assert any("both must occur" in problem for problem in strength.problems())
+
+
+def test_strength_counts_what_the_examples_exercised() -> None:
+    strength = Strength(examples=4, nonempty=1, documents=10, wellformed=5, eligible=0, ineligible=3)
+    problems = strength.problems()  # 1 of 4 examples non-empty is exactly enough
+    assert len(problems) == 2
+    assert "0 eligible and 3 ineligible" in problems[0] and "only 5 of 10 documents" in problems[1]
+    assert "only 0 of 4 examples" in replace(strength, nonempty=0).problems()[0]
+
+
+@pytest.mark.parametrize("defect", PROPERTY_DEFECTS)
+def test_the_property_fails_on_each_defect_of_its_classes(defect: str) -> None:
+    with pytest.raises(AssertionError) as failure:
+        run_property(getattr(defects, defect)(), EXAMPLES, seed=1)
+    message = str(failure.value)
+    assert "smallest failing world" in message
+    assert "NOT eligible (a leak)" in message or "eligible but NOT returned" in message
