@@ -97,14 +97,18 @@ class BackendRun:
                 "timings": self.timings}
 
 
-def release_memory() -> None:
-    """Collect garbage and hand freed heap pages back to the OS (glibc's ``malloc_trim``; elsewhere nothing).
+def release_memory(collect: bool = True) -> None:
+    """Collect garbage (unless not ``collect``) and hand freed heap pages back to the OS (glibc's
+    ``malloc_trim``; elsewhere nothing).
 
     glibc keeps what a process frees for its own reuse, and it stays in the resident
     set: after qdrant-edge's ingest and index build, or a closed backend, that was
-    270 MB per 100k documents (measured), until something happened to reuse it.
+    270 MB per 100k documents (measured), until something happened to reuse it; and
+    filtered queries that carry the active map (``revision=query``) left 400 MB behind
+    after 45 queries at 50k documents, so the query loops trim after every batch.
     """
-    gc.collect()
+    if collect:
+        gc.collect()
     with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
         ctypes.CDLL(None).malloc_trim(0)
 
@@ -141,6 +145,7 @@ def rankings(adapter: Adapter, prepared: Prepared, settings: Settings, filtered:
             for i, hits in zip(chunk, ranked_search(adapter, prepared.query_vectors[chunk], depth, wheres,
                                                     prepared.fixture.order), strict=True):
                 found[i] = hits
+            release_memory(collect=False)
             tick(label, "queries", len(chunk))
     return found
 
@@ -191,6 +196,7 @@ def latency_pass(adapter: Adapter, prepared: Prepared, settings: Settings, strat
                         "p50_ms": None if not times else 1000 * percentile(times, 50),  # type: ignore[operator]
                         "p95_ms": None if not times else 1000 * percentile(times, 95),  # type: ignore[operator]
                         "qps": 1.0 / mean if mean else None})
+        release_memory(collect=False)  # after the timings, never inside them
     return out
 
 

@@ -60,13 +60,26 @@ class EdgeFamily:
         return qe.Filter(should=conditions)
 
 
-def index_schema(kind: IndexKind) -> Any:
+def index_schema(kind: IndexKind, memory: Any = None) -> Any:
+    """A payload index's schema; with a ``memory`` placement, the same index kept where it says."""
+    if memory is None:
+        return {
+            "keyword": qe.PayloadSchemaType.Keyword,
+            "tenant": qe.KeywordIndexParams(is_tenant=True),
+            "integer": qe.PayloadSchemaType.Integer,
+            "datetime": qe.PayloadSchemaType.Datetime,
+        }[kind]
     return {
-        "keyword": qe.PayloadSchemaType.Keyword,
-        "tenant": qe.KeywordIndexParams(is_tenant=True),
-        "integer": qe.PayloadSchemaType.Integer,
-        "datetime": qe.PayloadSchemaType.Datetime,
+        "keyword": qe.KeywordIndexParams(memory=memory),
+        "tenant": qe.KeywordIndexParams(is_tenant=True, memory=memory),
+        "integer": qe.IntegerIndexParams(lookup=True, range=True, memory=memory),
+        "datetime": qe.DatetimeIndexParams(memory=memory),
     }[kind]
+
+
+def placement(memory: str) -> Any:
+    """The engine's ``Memory`` for an option value; None (the engine's default, in RAM) for ``ram``."""
+    return {"ram": None, "cached": qe.Memory.Cached, "cold": qe.Memory.Cold}[memory]
 
 
 class QdrantEdgeAdapter(QdrantAdapter[Any]):
@@ -82,7 +95,8 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
         acorn = qe.AcornSearchParams(enable=True) if opts.acorn else None
         self._params = qe.SearchParams(hnsw_ef=opts.hnsw_ef, exact=opts.exact, acorn=acorn)
         self._hnsw = qe.HnswIndexConfig(m=opts.hnsw_m, ef_construct=opts.hnsw_ef_construct,
-                                        full_scan_threshold=opts.full_scan_threshold_kb)
+                                        full_scan_threshold=opts.full_scan_threshold_kb,
+                                        memory=placement(opts.memory))
         threshold = opts.indexing_threshold_kb
         self._optimizers = None if threshold is None else qe.EdgeOptimizersConfig(indexing_threshold=threshold)
         self.capabilities = Capabilities(
@@ -118,13 +132,14 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
         self._close_shard()
         path = self._root / "edge-shard"
         shutil.rmtree(path, ignore_errors=True)
+        memory = placement(self.options.memory)
         config = qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine),
-            hnsw_config=self._hnsw, optimizers=self._optimizers,
+            vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, memory=memory),
+            hnsw_config=self._hnsw, optimizers=self._optimizers, payload_memory=memory, id_tracker_memory=memory,
         )
         self._shard = qe.EdgeShard.create(str(path), config)
         for field, kind in self.indexes.items():
-            self._shard.update(qe.UpdateOperation.create_field_index(field, index_schema(kind)))
+            self._shard.update(qe.UpdateOperation.create_field_index(field, index_schema(kind, memory)))
         self._shard_dim, self._unoptimized = dim, False
 
     def _put(self, points: list[Point]) -> None:

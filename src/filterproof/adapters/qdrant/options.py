@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
@@ -32,6 +32,9 @@ class QdrantEdgeOptions(RevisionOption):
                                         description="below it, a filtered search scans instead of walking the graph")
     indexing_threshold_kb: int | None = Field(None, ge=0,
                                               description="segments above it get HNSW; 0: never; default: Qdrant's")
+    memory: Literal["ram", "cached", "cold"] = Field(
+        "ram", description="where the shard's vectors, graph, payloads and indexes live: ram (pinned), "
+                           "cached (memory-mapped files, paged in as read) or cold (mapped, not kept warm)")
 
 
 class QdrantLocalOptions(RevisionOption):

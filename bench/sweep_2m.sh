@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Two million documents through qdrant-edge alone, its shard in a directory of ours on disk; no reference
+# backend (the exact ground truth is streamed over the corpus in chunks, whatever the backends). About an
+# hour on 2 cores, most of it the HNSW build: run it in the background.
+#
+#   nohup bench/sweep_2m.sh > /tmp/sweep_2m.log 2>&1 &
+#   bench/sweep_2m.sh NAME -b SPEC ...     # the same corpus and settings through other backend specs
+#
+# The shard (several GB) goes to $FILTERPROOF_BENCH_DIR (default /tmp/filterproof-bench-2m) and is removed
+# afterwards. Results: bench/results/sweep_2m/ and bench/results/sweep_2m.txt (see bench/sweep.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${FILTERPROOF_BENCH_DIR:-/tmp/filterproof-bench-2m}
+mkdir -p "$work"
+trap 'rm -rf "$work/edge-shard"' EXIT
+name=${1:-sweep_2m}
+shift || true
+backends=("$@")
+[[ ${#backends[@]} -gt 0 ]] || backends=(-b "qdrant-edge:path=$work")
+bench/sweep.sh "$name" -n 2000000 --seed 0 --latency-samples 5 "${backends[@]}"
