@@ -22,6 +22,7 @@ txt="$RESULTS/$name.txt"
 mkdir -p "$(dirname "$txt")"
 # FILTERPROOF: another build of the command (the "before" measurements ran the code of d11ba2c this way).
 cmd=(${FILTERPROOF:-.venv/bin/filterproof} sweep "$@" --out "$RESULTS/$name")
+shown="/usr/bin/time -v ${cmd[*]}"
 stderr=$(mktemp)
 loads=$(mktemp)
 mem=$(mktemp)
@@ -42,8 +43,8 @@ cleanup() {
 trap cleanup EXIT
 
 {
-    echo "command: /usr/bin/time -v ${cmd[*]}"
-    [[ -z "$group" ]] || echo "inside a memory cgroup limited to $MEMORY_LIMIT ($group)"
+    echo "command: $shown"
+    [[ -z "$group" ]] || echo "run inside a memory cgroup limited to $MEMORY_LIMIT ($group)"
     echo "started $(date -u +%FT%TZ); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$txt"
 start=$SECONDS

@@ -2,7 +2,7 @@
 # One million documents through reference and qdrant-edge (chroma is left out: at 100k its filtered
 # queries already take about a second each). Long (about 25 minutes on 2 cores): run it in the background.
 #
-#   nohup bench/sweep_1m.sh > /tmp/sweep_1m.log 2>&1 &
+#   MEMORY_LIMIT=6G nohup bench/sweep_1m.sh > /tmp/sweep_1m.log 2>&1 &   # as committed: inside 6 GB
 #   bench/sweep_1m.sh NAME -b SPEC ...     # the same corpus and settings through other backend specs,
 #                                          # e.g. bench/sweep_1m.sh sweep_1m_flag -b qdrant-edge:revision=flag
 #

@@ -2,7 +2,7 @@
 # 200,000 documents through reference and qdrant-edge, 5 cases per selectivity level: the memory target's
 # small point (issue 14: at most 1.5 GB peak). About 10 minutes on 2 cores.
 #
-#   bench/sweep_200k.sh
+#   MEMORY_LIMIT=1536M bench/sweep_200k.sh      # as committed: inside 1.5 GB (bench/sweep.sh)
 #   bench/sweep_200k.sh NAME -b SPEC ...   # the same corpus and settings through other backend specs
 #
 # Results: bench/results/sweep_200k/ and bench/results/sweep_200k.txt (see bench/sweep.sh).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Two million documents through qdrant-edge alone, its shard in a directory of ours on disk; no reference
+# Two million documents through qdrant-edge alone, its shard in a directory of ours on disk and mapped, not
+# pinned, in memory (memory=cold); no reference
 # backend (the exact ground truth is streamed over the corpus in chunks, whatever the backends). About an
 # hour on 2 cores, most of it the HNSW build: run it in the background.
 #
@@ -16,5 +17,5 @@ trap 'rm -rf "$work/edge-shard"' EXIT
 name=${1:-sweep_2m}
 shift || true
 backends=("$@")
-[[ ${#backends[@]} -gt 0 ]] || backends=(-b "qdrant-edge:path=$work")
+[[ ${#backends[@]} -gt 0 ]] || backends=(-b "qdrant-edge:path=$work,memory=cold")
 bench/sweep.sh "$name" -n 2000000 --seed 0 --latency-samples 5 "${backends[@]}"

@@ -155,7 +155,8 @@ def test_edge_options_from_the_command_line_are_parsed() -> None:
     default = QdrantEdgeAdapter({})
     assert not default.capabilities.exact and default.capabilities.recall_tolerance > 0
     default.close()
-    for bad in ({"hnsw_ef": "many"}, {"exact": "perhaps"}, {"hnsw_ef": "-1"}, {"acorn": "maybe"}):
+    for bad in ({"hnsw_ef": "many"}, {"exact": "perhaps"}, {"hnsw_ef": "-1"}, {"acorn": "maybe"},
+                {"memory": "disk"}):
         with pytest.raises(ValueError, match="option"):
             QdrantEdgeAdapter(bad)
 
@@ -169,6 +170,21 @@ def test_acorn_search_keeps_the_policy(adversarial: Prepared) -> None:
         assert eligible_sets(adapter, adversarial) == policy_sets(adversarial)
     finally:
         adapter.close()
+
+
+@pytest.mark.parametrize("memory", ["cached", "cold"])
+def test_a_shard_kept_out_of_ram_answers_as_one_in_ram(adversarial: Prepared, memory: str) -> None:
+    """Where the shard lives (``memory=``) changes the resident memory, never what comes back."""
+    mapped, in_ram = QdrantEdgeAdapter({"memory": memory, "exact": "true"}), QdrantEdgeAdapter({"exact": "true"})
+    try:
+        for adapter in (mapped, in_ram):
+            index(adapter, adversarial)
+        assert eligible_sets(mapped, adversarial) == policy_sets(adversarial)
+        for vector, where in zip(adversarial.query_vectors, adversarial.filters, strict=True):
+            assert mapped.search(vector, 10, where) == in_ram.search(vector, 10, where)
+    finally:
+        mapped.close()
+        in_ram.close()
 
 
 def test_server_backend_without_a_url_says_how_to_get_one(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,8 @@
      "complete": true,                       # false: interrupted, or a backend failed
      "settings": {"ks", "candidates", "min_score", "embedding", "dim", "batch", "latency_samples", "backends"},
      "fixtures": [{"name", "path", "sha256", "documents", "cases", "malformed": {id: why}, "min_score",
-                   "generator", "levels": {"<level>": {"cases", "measured"}}}],
+                   "generator", "levels": {"<level>": {"cases", "measured"}}, "embedding", "dim",
+                   "fit_sample" (documents the embedding was fitted on; null: all), "timings"}],
      "backends": [{"label", "backend", "fixture", "options", "status", "reason", "capabilities", "timings"}],
      "summary":  [{"fixture", "backend", "strategy", "candidates", "level", "k", "cases", "correct",
                    "wrong_document", "false_abstention", "correct_abstention", "leaks", "leaks_at_k",
