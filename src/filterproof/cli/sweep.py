@@ -9,7 +9,9 @@ departing from the exact answer is what it measures, not a failure), 2 on usage.
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -177,7 +179,7 @@ def sweep_command(
     started = time.perf_counter()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TimeRemainingColumn())
-    with Progress(*columns, console=errors, transient=False) as progress:
+    with Progress(*columns, console=errors, transient=False) as progress, _bars_erased_on_error(progress):
         ticker = Ticker(progress, {})
         on_disk = (vectors == "disk", vectors_dir)
         prepared, generated, timings = _prepared(fixture, gen, settings, embedding, dim, fit_sample, on_disk, ticker)
@@ -201,6 +203,16 @@ def sweep_command(
     _figures(results, out, plots)
     console.print(f"wrote {out}/report.json" + (f", {out}/report.html and figures" if plots else ""))
     raise typer.Exit(EXIT_OK if no_fail else status(results))
+
+
+@contextlib.contextmanager
+def _bars_erased_on_error(progress: Any) -> Iterator[None]:
+    """On an error, the bars go (a one-line error is the last word); after a run, they stay on screen."""
+    try:
+        yield
+    except BaseException:
+        progress.live.transient = True
+        raise
 
 
 def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: int, fit_sample: int,
