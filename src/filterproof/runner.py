@@ -102,10 +102,10 @@ def release_memory(collect: bool = True) -> None:
     ``malloc_trim``; elsewhere nothing).
 
     glibc keeps what a process frees for its own reuse, and it stays in the resident
-    set: after qdrant-edge's ingest and index build, or a closed backend, that was
-    270 MB per 100k documents (measured), until something happened to reuse it; and
-    filtered queries that carry the active map (``revision=query``) left 400 MB behind
-    after 45 queries at 50k documents, so the query loops trim after every batch.
+    set: after qdrant-edge's ingest and index build, after a closed backend, and after
+    filtered queries that carry the active map (``revision=query``), which allocate
+    and free a copy of it per query; so the phases and the query loops trim (the
+    measurements: ``bench/README.md``, memory).
     """
     if collect:
         gc.collect()
@@ -120,8 +120,8 @@ def index(adapter: Adapter, prepared: Prepared, batch: int = 512, tick: Tick = _
     each chunk's records are dropped once upserted: a generated corpus never exists
     as documents all at once, here or anywhere (what the store keeps is its own affair).
     The index is built once, after the ingest (``TimedAdapter.build``): building it every
-    50k documents instead was measured worse at 200k (qdrant-edge merged the segments
-    again: 2.9 GB peak and 469 s, against 2.1 GB and 273 s).
+    50k documents instead was measured worse, in memory and time (qdrant-edge merged the
+    segments again; ``bench/results/sweep_200k_build50k``).
     """
     adapter.reset(prepared.dim)
     sync_active(adapter, prepared.fixture.active)  # before the upserts: a revision=flag store writes flags from it
