@@ -67,10 +67,17 @@ def wait_for(condition: Callable[[], bool], timeout: float = 60.0) -> None:
         time.sleep(0.05)
 
 
+def _as_a_foreground_job() -> None:
+    """SIGINT at its default, as a terminal gives it to the job in front. A shell's background job
+    (`bash .ci/run &`, nohup) inherits SIGINT ignored, and filterproof rightly leaves an ignored
+    SIGINT ignored: a Ctrl-C test would then see the run finish normally."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(tmp: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "TMPDIR": str(tmp), "CHROMA_URL": ""}
     return subprocess.Popen([*FILTERPROOF, "compare", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_a_foreground_job)
 
 
 def left_behind(tmp: Path) -> list[str]:
