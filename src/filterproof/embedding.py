@@ -128,5 +128,4 @@ class SvdSpace:
         return unit_rows(self._svd.transform(seen)).astype(np.float32)
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
-        seen = self._tfidf._vectorizer.transform(list(texts))
-        return unit_rows(self._svd.transform(seen)).astype(np.float32)
+        return self.transform(texts)  # a query is reduced as any text outside the fit

@@ -60,9 +60,14 @@ def chunk_rows(dim: int) -> int:
     return max(8, CHUNK_BYTES // (8 * max(dim, 1)) // 8 * 8)
 
 
+def sampled(n: int, sample: int) -> bool:
+    """Whether the embedding of ``n`` documents is fitted on a sample of ``sample`` of them (else on all)."""
+    return 0 < sample < n
+
+
 def fit_rows(n: int, sample: int, seed: int = 0) -> np.ndarray | None:
     """The rows the embedding is fitted on, sorted: a seeded sample of ``sample`` rows; None for all rows."""
-    if sample <= 0 or n <= sample:
+    if not sampled(n, sample):
         return None
     return np.sort(np.random.default_rng(seed).choice(n, size=sample, replace=False))
 
@@ -165,11 +170,11 @@ def prepare(fixture: Fixture, depth: int = 10, embedding: EmbeddingKind | Embedd
     start = time.perf_counter()
     kind: EmbeddingKind = embedding if isinstance(embedding, str) else "tfidf"
     sample = fit_sample if isinstance(embedding, str) else 0
-    rows = fit_rows(n, sample)
+    on_sample = sampled(n, sample)
     space = embed(fixture, embedding, dim, sample=sample) if isinstance(embedding, str) else embedding
     queries = space.queries([c.query for c in fixture.cases])
     # Fitted on every document, the fit's own vectors are the documents' (as always); else embed chunk by chunk.
-    fitted = space.documents() if rows is None else None
+    fitted = None if on_sample else space.documents()
     doc_vectors: np.ndarray | VectorFile
     if vectors_on_disk:
         doc_vectors = VectorFile(n, space.dim, vectors_dir)
@@ -201,7 +206,7 @@ def prepare(fixture: Fixture, depth: int = 10, embedding: EmbeddingKind | Embedd
     timings.update(spent)
     truths = [case_truth(fixture, i, case, truth, levels) for i, case in enumerate(fixture.cases)]
     return Prepared(fixture, space, doc_vectors, queries, truths, kind, timings, truth.malformed,  # type: ignore[arg-type]
-                    None if rows is None else len(rows))
+                    sample if on_sample else None)
 
 
 def case_truth(fixture: Fixture, i: int, case: Case, truth: GroundTruth, levels: Sequence[float] | None) -> CaseTruth:

@@ -222,7 +222,7 @@ def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: i
 
     from filterproof.fixtures import load_fixture
     from filterproof.scale.generator import generate
-    from filterproof.truth import prepare
+    from filterproof.truth import prepare, sampled
 
     timings: dict[str, float] = {}
     start = time.perf_counter()
@@ -235,7 +235,7 @@ def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: i
         fixture = corpus.fixture if corpus else load_fixture(path)  # type: ignore[arg-type]
     timings["generate_s"] = time.perf_counter() - start
     n = len(fixture.documents)
-    sample = f"a sample of {fit_sample:,}" if 0 < fit_sample < n else "every document"
+    sample = f"a sample of {fit_sample:,}" if sampled(n, fit_sample) else "every document"
     errors.print(f"corpus: {n} documents, {len(fixture.cases)} cases ({timings['generate_s']:.1f} s); "
                  f"embedding ({embedding}) fitted on {sample} ...")
     with usage_errors():
