@@ -61,18 +61,14 @@ class EdgeFamily:
 
 
 def index_schema(kind: IndexKind, memory: Any = None) -> Any:
-    """A payload index's schema; with a ``memory`` placement, the same index kept where it says."""
-    if memory is None:
-        return {
-            "keyword": qe.PayloadSchemaType.Keyword,
-            "tenant": qe.KeywordIndexParams(is_tenant=True),
-            "integer": qe.PayloadSchemaType.Integer,
-            "datetime": qe.PayloadSchemaType.Datetime,
-        }[kind]
+    """A payload index's schema, kept where ``memory`` says (None: Qdrant's default, in RAM).
+
+    Every parameter left unset is Qdrant's default: an integer index has lookup and range.
+    """
     return {
         "keyword": qe.KeywordIndexParams(memory=memory),
         "tenant": qe.KeywordIndexParams(is_tenant=True, memory=memory),
-        "integer": qe.IntegerIndexParams(lookup=True, range=True, memory=memory),
+        "integer": qe.IntegerIndexParams(memory=memory),
         "datetime": qe.DatetimeIndexParams(memory=memory),
     }[kind]
 
