@@ -187,6 +187,20 @@ def test_a_shard_kept_out_of_ram_answers_as_one_in_ram(adversarial: Prepared, me
         in_ram.close()
 
 
+def test_payload_links_on_the_tenant_key_only(adversarial: Prepared) -> None:
+    """``payload_links=tenant`` keeps Qdrant's per-value links on the tenant key alone; the policy holds."""
+    adapter = QdrantEdgeAdapter({"payload_links": "tenant"})
+    try:
+        index(adapter, adversarial)
+        schema = adapter.shard.info().payload_schema
+        linked = {field for field, info in schema.items() if info.params.enable_hnsw is not False}
+        assert linked == {"tenant"}
+        assert len(schema) == len(adapter.indexes)
+        assert eligible_sets(adapter, adversarial) == policy_sets(adversarial)
+    finally:
+        adapter.close()
+
+
 def test_server_backend_without_a_url_says_how_to_get_one(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("QDRANT_URL", raising=False)
     with pytest.raises(BackendUnavailable, match="QDRANT_URL"):

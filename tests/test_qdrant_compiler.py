@@ -43,6 +43,7 @@ from filterproof.adapters.qdrant.payload import (
     GROUPS,
     INDEXES,
     KEY,
+    LID,
     MALFORMED,
     PROBLEM,
     RAW,
@@ -243,3 +244,24 @@ def test_point_ids_are_stable_uuids_and_keys_and_dates_are_spelled_once() -> Non
     assert revision_key("acme", "x/y", 2) == "acme/x/y#2"
     assert timestamp(date(2026, 2, 28)) == "2026-02-28T00:00:00Z"
     assert INDEXES[TENANT] == "tenant" and INDEXES[VALID_FROM] == INDEXES[VALID_UNTIL] == "datetime"
+
+
+def _fields(node: Any) -> set[str]:
+    if isinstance(node, AllOf | OneOf):
+        return set().union(*(_fields(part) for part in node.parts))
+    return {node.key}
+
+
+@pytest.mark.parametrize("flag", [False, True], ids=["revision=query", "revision=flag"])
+def test_exactly_the_fields_a_filter_reads_are_indexed(flag: bool) -> None:
+    """An index no filter reads costs memory in every segment, twice while one is rebuilt; a filtered
+    field without one is checked by reading payloads. ``fp_lid`` is read by the flag rewrite's selector."""
+    from filterproof.adapters.qdrant.edge import QdrantEdgeAdapter
+
+    where = PolicyFilter(ENG, AS_OF, ActiveRevisions.of({("acme", "a"): 2}))
+    read = _fields(compile_policy(where, None if flag else ["acme/a#2"]))
+    adapter = QdrantEdgeAdapter({"revision": "flag" if flag else "query"})
+    try:
+        assert set(adapter.indexes) == read | ({LID} if flag else set())
+    finally:
+        adapter.close()

@@ -10,7 +10,7 @@ adapter creates none and sends none.
 ``QDRANT_URL`` (API key: ``api_key`` / ``QDRANT_API_KEY``; see ``options.QdrantServerOptions``), for instance the
 ``qdrant`` service of the top-level ``docker-compose.yml`` or a testcontainers
 container (``filterproof.servers.qdrant``). Its collection gets the payload
-indexes of ``payload.INDEXES``; every write waits (``wait=True``) so that the
+indexes of ``adapter.indexes``; every write waits (``wait=True``) so that the
 next query sees it. Unless ``collection`` names one, each adapter works in
 a collection of its own, ``filterproof_<random>``, dropped on close, so that runs
 sharing a server never see each other's points.
@@ -66,7 +66,6 @@ def index_schema(kind: IndexKind) -> models.PayloadSchemaType | models.KeywordIn
     return {
         "keyword": models.PayloadSchemaType.KEYWORD,
         "tenant": models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
-        "integer": models.PayloadSchemaType.INTEGER,
         "datetime": models.PayloadSchemaType.DATETIME,
     }[kind]
 

@@ -23,6 +23,7 @@ from filterproof.adapters.qdrant.payload import (
     INDEXES,
     KEY,
     LID,
+    QUERY_INDEXES,
     IndexKind,
     point_id,
     stored_payload,
@@ -55,8 +56,8 @@ class QdrantAdapter(AdapterBase, Generic[T]):
 
     @property
     def indexes(self) -> dict[str, IndexKind]:
-        """Payload field -> index kind: the policy's fields, and the flag's under ``revision=flag``."""
-        return {**INDEXES, **FLAG_INDEXES} if self.revision_flags else dict(INDEXES)
+        """Payload field -> index kind: the policy's fields, and the revision encoding's."""
+        return {**INDEXES, **(FLAG_INDEXES if self.revision_flags else QUERY_INDEXES)}
 
     # -- engine primitives ------------------------------------------------------
 
