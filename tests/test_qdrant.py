@@ -187,18 +187,44 @@ def test_a_shard_kept_out_of_ram_answers_as_one_in_ram(adversarial: Prepared, me
         in_ram.close()
 
 
-def test_payload_links_on_the_tenant_key_only(adversarial: Prepared) -> None:
-    """``payload_links=tenant`` keeps Qdrant's per-value links on the tenant key alone; the policy holds."""
-    adapter = QdrantEdgeAdapter({"payload_links": "tenant"})
+@pytest.mark.parametrize("links", ["split", "tenant"])
+def test_payload_links_kept_on_the_chosen_fields_only(adversarial: Prepared, links: str) -> None:
+    """``payload_links`` keeps Qdrant's per-value links on the fields ``edge.LINKED`` names; the policy holds."""
+    from filterproof.adapters.qdrant.edge import LINKED
+
+    adapter = QdrantEdgeAdapter({"payload_links": links, "revision": "flag"})
     try:
         index(adapter, adversarial)
         schema = adapter.shard.info().payload_schema
         linked = {field for field, info in schema.items() if info.params.enable_hnsw is not False}
-        assert linked == {"tenant"}
-        assert len(schema) == len(adapter.indexes)
+        assert linked == LINKED[links] & set(adapter.indexes) and "tenant" in linked
+        assert set(schema) == set(adapter.indexes)
         assert eligible_sets(adapter, adversarial) == policy_sets(adversarial)
     finally:
         adapter.close()
+
+
+def test_segments_built_as_documents_arrive_answer_as_one() -> None:
+    """``segment_docs`` builds a segment every N writes and never merges them; the answers stay exact."""
+    from filterproof.scale.generator import GeneratorConfig, generate
+    from filterproof.truth import prepare
+
+    corpus = generate(GeneratorConfig(documents=3_000, seed=0, cases_per_level=2))
+    prepared = prepare(corpus.fixture, embedding="svd", dim=32, levels=corpus.levels)
+    # segments of 1,000 x 32-d (125 KB): above a 1 KB indexing threshold, so each is built
+    segmented = QdrantEdgeAdapter({"segment_docs": "1000", "indexing_threshold_kb": "1", "exact": "true"})
+    whole = QdrantEdgeAdapter({"exact": "true"})
+    try:
+        for adapter in (segmented, whole):
+            index(adapter, prepared, batch=300)
+        segmented.optimize()
+        assert segmented.shard.info().segments_count >= 3
+        assert eligible_sets(segmented, prepared) == policy_sets(prepared)
+        for vector, where in zip(prepared.query_vectors, prepared.filters, strict=True):
+            assert segmented.search(vector, 10, where) == whole.search(vector, 10, where)
+    finally:
+        segmented.close()
+        whole.close()
 
 
 def test_server_backend_without_a_url_says_how_to_get_one(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,7 @@ Options: see ``options.QdrantEdgeOptions``.
 
 from __future__ import annotations
 
+import math
 import shutil
 import tempfile
 import weakref
@@ -31,7 +32,7 @@ from filterproof.adapters.base import Capabilities
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantEdgeOptions
-from filterproof.adapters.qdrant.payload import ID, IndexKind
+from filterproof.adapters.qdrant.payload import CURRENT, GROUPS, ID, STATUS, TENANT, IndexKind
 
 RECALL_TOLERANCE = 0.01
 EDGE_KEYS_PER_CALL = 1_000_000
@@ -60,17 +61,28 @@ class EdgeFamily:
         return qe.Filter(should=conditions)
 
 
+LINKED: dict[str, frozenset[str] | None] = {
+    "all": None,
+    "split": frozenset({TENANT, STATUS, GROUPS, CURRENT}),
+    "tenant": frozenset({TENANT}),
+}
+"""``payload_links`` -> the indexed fields that keep Qdrant's per-value links (None: every one).
+``split``: the fields whose values split the corpus into what principals filter to; not the
+well-formed marker, which nearly every point has (its links would be a second copy of the graph),
+nor the date ranges."""
+
+
 def index_schema(kind: IndexKind, memory: Any = None, links: bool = True) -> Any:
     """A payload index's schema, kept where ``memory`` says (None: Qdrant's default, in RAM).
 
     ``links=False`` turns off the index's extra HNSW links (``enable_hnsw``): Qdrant otherwise
     builds, for each value of an indexed field holding enough points, links among those
-    points, so that a graph search filtered on that value stays connected. The tenant key
-    always keeps them. Without them the build was twice as fast at 200k documents, and
-    filtered search lost its answers from 10% selectivity up (``bench/README.md``).
-    Every other parameter left unset is Qdrant's default.
+    points, so that a graph search filtered on that value stays connected. Keeping them on
+    the tenant key alone made the build twice as fast at 200k documents, and filtered
+    search lost its answers from 10% selectivity up (``bench/README.md``). Every other
+    parameter left unset is Qdrant's default.
     """
-    hnsw = None if links or kind == "tenant" else False
+    hnsw = None if links else False
     return {
         "keyword": qe.KeywordIndexParams(memory=memory, enable_hnsw=hnsw),
         "tenant": qe.KeywordIndexParams(is_tenant=True, memory=memory),
@@ -98,8 +110,6 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
         self._hnsw = qe.HnswIndexConfig(m=opts.hnsw_m, ef_construct=opts.hnsw_ef_construct,
                                         full_scan_threshold=opts.full_scan_threshold_kb,
                                         memory=placement(opts.memory))
-        threshold = opts.indexing_threshold_kb
-        self._optimizers = None if threshold is None else qe.EdgeOptimizersConfig(indexing_threshold=threshold)
         self.capabilities = Capabilities(
             native_filter=True, exact=opts.exact, persistent=False, lifecycle=True,
             recall_tolerance=0.0 if opts.exact else RECALL_TOLERANCE,
@@ -115,6 +125,7 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
         self._shard: Any = None
         self._shard_dim = 0
         self._unoptimized = False
+        self._written = 0  # points written since the last optimize()
 
     @property
     def shard(self) -> Any:
@@ -128,7 +139,7 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
             # Same dimension: empty the open shard. Recreating it costs its payload indexes again,
             # measured 0.2-1 s per reset here (most of the suite's time), against ~1 ms for this.
             self._shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter()))
-            self._unoptimized = True
+            self._unoptimized, self._written = True, 0
             return
         self._close_shard()
         path = self._root / "edge-shard"
@@ -136,17 +147,43 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
         memory = placement(self.options.memory)
         config = qe.EdgeConfig(
             vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, memory=memory),
-            hnsw_config=self._hnsw, optimizers=self._optimizers, payload_memory=memory, id_tracker_memory=memory,
+            hnsw_config=self._hnsw, optimizers=self._optimizers_for(dim), payload_memory=memory,
+            id_tracker_memory=memory,
         )
         self._shard = qe.EdgeShard.create(str(path), config)
-        links = self.options.payload_links == "all"
+        linked = LINKED[self.options.payload_links]
         for field, kind in self.indexes.items():
-            self._shard.update(qe.UpdateOperation.create_field_index(field, index_schema(kind, memory, links)))
-        self._shard_dim, self._unoptimized = dim, False
+            schema = index_schema(kind, memory, linked is None or field in linked)
+            self._shard.update(qe.UpdateOperation.create_field_index(field, schema))
+        self._shard_dim, self._unoptimized, self._written = dim, False, 0
+
+    def _optimizers_for(self, dim: int) -> Any:
+        """Qdrant's optimizer settings: its defaults, unless an option says otherwise.
+
+        ``segment_docs``: no segment may hold more vectors than that (``max_segment_size``, in
+        KB of float32 vectors), so the segments built every ``segment_docs`` writes are never
+        merged back into one.
+        """
+        opts = self.options
+        if opts.indexing_threshold_kb is None and opts.segment_docs is None:
+            return None
+        largest = None if opts.segment_docs is None else math.ceil(opts.segment_docs * dim * 4 / 1024)
+        return qe.EdgeOptimizersConfig(indexing_threshold=opts.indexing_threshold_kb, max_segment_size=largest)
 
     def _put(self, points: list[Point]) -> None:
+        cap = self.options.segment_docs
+        while cap is not None and self._written + len(points) >= cap:
+            # A segment's worth written: build it now, as a server's optimizer would in the background.
+            head, points = points[:cap - self._written], points[cap - self._written:]
+            self._write(head)
+            self.optimize()
+        if points:
+            self._write(points)
+
+    def _write(self, points: list[Point]) -> None:
         self.shard.update(qe.UpdateOperation.upsert_points([qe.Point(*p) for p in points]))
         self._unoptimized = True
+        self._written += len(points)
 
     def _remove(self, point_ids: list[str]) -> None:
         self.shard.update(qe.UpdateOperation.delete_points(point_ids))
@@ -165,7 +202,7 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
 
     def optimize(self) -> bool:
         """Build what the writes since the last call need (HNSW graphs, merged segments)."""
-        self._unoptimized = False
+        self._unoptimized, self._written = False, 0
         return bool(self.shard.optimize())
 
     def _query(self, vectors: list[list[float]], k: int, filters: list[Any]) -> list[list[tuple[Any, float]]]:

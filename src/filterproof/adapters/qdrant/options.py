@@ -32,9 +32,13 @@ class QdrantEdgeOptions(RevisionOption):
                                         description="below it, a filtered search scans instead of walking the graph")
     indexing_threshold_kb: int | None = Field(None, ge=0,
                                               description="segments above it get HNSW; 0: never; default: Qdrant's")
-    payload_links: Literal["all", "tenant"] = Field(
-        "all", description="which payload indexes get Qdrant's extra per-value HNSW links: all "
-                           "(Qdrant's default) or only the tenant key's (a build several times faster)")
+    segment_docs: int | None = Field(None, ge=1,
+                                     description="build an HNSW segment every N documents written, and none "
+                                                 "larger: several segments, each built with bounded memory; "
+                                                 "default: one segment, built after the ingest")
+    payload_links: Literal["all", "split", "tenant"] = Field(
+        "all", description="which payload indexes get Qdrant's extra per-value HNSW links: all (Qdrant's "
+                           "default), split (tenant, status, groups, flag) or tenant (edge.LINKED)")
     memory: Literal["ram", "cached", "cold"] = Field(
         "ram", description="where the shard's vectors, graph, payloads and indexes live: ram (pinned), "
                            "cached (memory-mapped files, paged in as read) or cold (mapped, not kept warm)")
