@@ -172,6 +172,13 @@ def test_acorn_search_keeps_the_policy(adversarial: Prepared) -> None:
         adapter.close()
 
 
+def assert_same_answers(variant: Adapter, baseline: Adapter, prepared: Prepared) -> None:
+    """``variant`` keeps the policy and returns, query by query, what ``baseline`` returns."""
+    assert eligible_sets(variant, prepared) == policy_sets(prepared)
+    for vector, where in zip(prepared.query_vectors, prepared.filters, strict=True):
+        assert variant.search(vector, 10, where) == baseline.search(vector, 10, where)
+
+
 @pytest.mark.parametrize("memory", ["cached", "cold"])
 def test_a_shard_kept_out_of_ram_answers_as_one_in_ram(adversarial: Prepared, memory: str) -> None:
     """Where the shard lives (``memory=``) changes the resident memory, never what comes back."""
@@ -179,9 +186,7 @@ def test_a_shard_kept_out_of_ram_answers_as_one_in_ram(adversarial: Prepared, me
     try:
         for adapter in (mapped, in_ram):
             index(adapter, adversarial)
-        assert eligible_sets(mapped, adversarial) == policy_sets(adversarial)
-        for vector, where in zip(adversarial.query_vectors, adversarial.filters, strict=True):
-            assert mapped.search(vector, 10, where) == in_ram.search(vector, 10, where)
+        assert_same_answers(mapped, in_ram, adversarial)
     finally:
         mapped.close()
         in_ram.close()
@@ -219,9 +224,7 @@ def test_segments_built_as_documents_arrive_answer_as_one() -> None:
             index(adapter, prepared, batch=300)
         segmented.optimize()
         assert segmented.shard.info().segments_count >= 3
-        assert eligible_sets(segmented, prepared) == policy_sets(prepared)
-        for vector, where in zip(prepared.query_vectors, prepared.filters, strict=True):
-            assert segmented.search(vector, 10, where) == whole.search(vector, 10, where)
+        assert_same_answers(segmented, whole, prepared)
     finally:
         segmented.close()
         whole.close()
