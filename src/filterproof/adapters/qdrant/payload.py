@@ -65,7 +65,7 @@ INDEXES: dict[str, IndexKind] = {
 """Payload field -> index type, for the fields every filter reads. ``tenant`` is a keyword index marked
 as the tenant key. Only filtered fields are indexed: each index costs memory in every segment, twice
 while the optimizer rebuilds one (at 200k documents, the integer index on ``revision``, which no filter
-reads, cost 62 MB and the revision key's 83 MB of the 345 MB all indexes took; ``bench/README.md``)."""
+reads, cost 62 MB and the revision key's 83 MB of the 343 MB all indexes took; ``bench/README.md``)."""
 QUERY_INDEXES: dict[str, IndexKind] = {KEY: "keyword"}
 """The extra index of ``revision=query``: the active map travels as a ``MatchAny`` over the key."""
 FLAG_INDEXES: dict[str, IndexKind] = {CURRENT: "keyword", LID: "keyword"}
