@@ -2,7 +2,7 @@
 # Two million documents through qdrant-edge alone, its shard in a directory of ours on disk and mapped, not
 # pinned, in memory (memory=cold), the current revision a stored flag (revision=flag: under revision=query
 # every filter of the largest tenant would carry 1.2M keys); no reference backend (the exact ground truth is
-# streamed over the corpus in chunks, whatever the backends). About an hour here: run it in the background.
+# streamed over the corpus in chunks, whatever the backends). 86 min here (results/sweep_2m.txt): run it in the background.
 #
 #   nohup bench/sweep_2m.sh > /tmp/sweep_2m.log 2>&1 &
 #   bench/sweep_2m.sh NAME -b SPEC ...     # the same corpus and settings through other backend specs
