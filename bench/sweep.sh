@@ -20,6 +20,10 @@ RESULTS=bench/results
 mkdir -p "$RESULTS"
 txt="$RESULTS/$name.txt"
 mkdir -p "$(dirname "$txt")"
+# The record is written beside the committed one and replaces it only when the run exits 0: a run stopped
+# by hand (or killed by the cgroup) leaves NAME.partial.txt and never clobbers the last complete record.
+final=$txt
+txt="$RESULTS/$name.partial.txt"
 # FILTERPROOF: another build of the command (the "before" measurements ran the code of d11ba2c this way).
 cmd=(${FILTERPROOF:-.venv/bin/filterproof} sweep "$@" --out "$RESULTS/$name")
 shown="/usr/bin/time -v ${cmd[*]}"
@@ -73,4 +77,5 @@ kill $sampler $watcher 2>/dev/null || true
         echo "cgroup: limit $MEMORY_LIMIT, peak usage (page cache included) $(( $(cat "$group/memory.max_usage_in_bytes") >> 20 )) MB, times at the limit $(cat "$group/memory.failcnt")"
     fi
 } | tee -a "$txt"
+if [[ $status -eq 0 ]]; then mv "$txt" "$final"; else echo "exit status $status: the record stays in $txt" >&2; fi
 exit "$status"
