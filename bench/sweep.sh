@@ -20,8 +20,9 @@ RESULTS=bench/results
 mkdir -p "$RESULTS"
 txt="$RESULTS/$name.txt"
 mkdir -p "$(dirname "$txt")"
-# The record is written beside the committed one and replaces it only when the run exits 0: a run stopped
-# by hand (or killed by the cgroup) leaves NAME.partial.txt and never clobbers the last complete record.
+# The record is written beside the committed one and replaces it only when the run ends by itself (exit 0, or
+# 1 for a leak or a failed backend: a finding): a run stopped by a signal (by hand, or killed by the cgroup)
+# leaves NAME.partial.txt and never clobbers the last complete record.
 final=$txt
 txt="$RESULTS/$name.partial.txt"
 # FILTERPROOF: another build of the command (the "before" measurements ran the code of d11ba2c this way).
@@ -77,5 +78,5 @@ kill $sampler $watcher 2>/dev/null || true
         echo "cgroup: limit $MEMORY_LIMIT, peak usage (page cache included) $(( $(cat "$group/memory.max_usage_in_bytes") >> 20 )) MB, times at the limit $(cat "$group/memory.failcnt")"
     fi
 } | tee -a "$txt"
-if [[ $status -eq 0 ]]; then mv "$txt" "$final"; else echo "exit status $status: the record stays in $txt" >&2; fi
+if [[ $status -lt 128 ]]; then mv "$txt" "$final"; else echo "exit status $status: the record stays in $txt" >&2; fi
 exit "$status"
