@@ -318,3 +318,37 @@ def test_edge_reset_empties_the_open_shard_and_honours_a_new_dimension() -> None
             store.upsert([Record("c", np.ones(3, dtype=np.float32), sc.meta())])
     finally:
         store.close()
+
+
+def test_builds_during_the_ingest_count_as_build_time() -> None:
+    """With ``segment_docs`` the segments are built inside the upserts; the run's build time includes them.
+
+    If this fails, ``build_s`` (the report's "of which build s") counts only the final
+    ``optimize()``: a segmented 1M run once reported 0.0 s of build in a 22-minute ingest.
+    """
+    from filterproof.runner import BackendRun, Settings, _measured
+    from filterproof.scale.generator import GeneratorConfig, generate
+    from filterproof.timing import Clock, TimedAdapter
+    from filterproof.truth import prepare
+
+    corpus = generate(GeneratorConfig(documents=3_000, seed=0, cases_per_level=1))
+    prepared = prepare(corpus.fixture, embedding="svd", dim=16, levels=corpus.levels)
+    inner = QdrantEdgeAdapter({"segment_docs": "1000", "indexing_threshold_kb": "1"})
+    optimizes: list[float] = []
+    original = inner.optimize
+
+    def counted() -> bool:
+        before = inner.build_seconds
+        built = original()
+        optimizes.append(inner.build_seconds - before)
+        return built
+
+    inner.optimize = counted  # type: ignore[method-assign]
+    run = BackendRun("qdrant-edge", "qdrant-edge", prepared.fixture.name, {})
+    try:
+        _measured(TimedAdapter(inner, Clock()), prepared, Settings(ks=(1,)), run, lambda *_: None)
+    finally:
+        inner.close()
+    assert len(optimizes) >= 4  # three segments built during the upserts, then the final build
+    assert run.timings["build_s"] == pytest.approx(sum(optimizes))
+    assert run.timings["build_s"] > optimizes[-1]
