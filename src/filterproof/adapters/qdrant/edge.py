@@ -9,6 +9,8 @@ Edge has no background optimizer: HNSW graphs are only built by
 after any write, so a whole ingest is optimized once and every search sees built
 indexes; writes after that land in a small appendable segment, searched exactly,
 until the next search optimizes again (cheap when nothing needs rebuilding).
+A build that replaced segments is followed by a reopen of the shard: qdrant-edge
+0.9 keeps replaced segments open until then (``_release_replaced``).
 Segments smaller than the indexing threshold (Qdrant's default, about 10 MB of
 vectors) are never turned into HNSW and are searched exactly: the shipped fixtures
 are; a corpus of 100k x 256-d is not.
