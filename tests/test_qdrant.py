@@ -247,7 +247,7 @@ def test_segments_an_optimize_replaced_are_released() -> None:
         adapter.upsert([Record(f"d{i}", vectors[i], sc.meta(logical_id=f"l{i}")) for i in range(1_000)])
         adapter.optimize()
         live = adapter.shard.info().segments_count
-        on_disk = list((adapter._root / "edge-shard" / "segments").iterdir())  # type: ignore[attr-defined]
+        on_disk = list((adapter._path / "segments").iterdir())  # type: ignore[attr-defined]
         assert live >= 3
         assert len(on_disk) == live, f"{len(on_disk)} segment directories for {live} live segments"
         assert adapter.shard.info().points_count == 1_000

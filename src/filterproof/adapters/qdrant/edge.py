@@ -134,6 +134,11 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
         upserts included (``timing.TimedAdapter.build`` reports it as the build time)."""
 
     @property
+    def _path(self) -> Path:
+        """The shard's directory (``EdgeShard.create`` and ``load`` take it)."""
+        return self._root / "edge-shard"
+
+    @property
     def shard(self) -> Any:
         """The open ``EdgeShard`` (for inspection: ``info()``, ``count()``)."""
         if self._shard is None:
@@ -149,7 +154,7 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
             self._unoptimized, self._written = True, 0
             return
         self._close_shard()
-        path = self._root / "edge-shard"
+        path = self._path
         shutil.rmtree(path, ignore_errors=True)
         memory = placement(self.options.memory)
         config = qe.EdgeConfig(
@@ -212,7 +217,8 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
         self._unoptimized, self._written = False, 0
         start = time.perf_counter()
         built = bool(self.shard.optimize())
-        self._release_replaced()
+        if built:  # nothing built, nothing replaced
+            self._release_replaced()
         self.build_seconds += time.perf_counter() - start
         return built
 
@@ -224,11 +230,10 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
         until the shard is closed; ``EdgeShard.load`` then deletes them. A directory count
         against the live count, so the many small optimizes of a lifecycle test reopen nothing.
         """
-        path = self._root / "edge-shard"
-        on_disk = sum(1 for _ in (path / "segments").iterdir())
+        on_disk = sum(1 for _ in (self._path / "segments").iterdir())
         if on_disk > self.shard.info().segments_count:
             self._shard.close()
-            self._shard = qe.EdgeShard.load(str(path))
+            self._shard = qe.EdgeShard.load(str(self._path))
 
     def _query(self, vectors: list[list[float]], k: int, filters: list[Any]) -> list[list[tuple[Any, float]]]:
         if self._unoptimized:
