@@ -10,16 +10,16 @@ A generated ``World`` is built the way real corpora go wrong:
   or null fields, wrong types, junk dates, a key absent from the active map; "/"
   and NUL in identities; bad groups; other spellings of the base's own dates;
   impossible dates and year 0000), the others into a well-formed near miss
-  (``near_miss_changes``: a look-alike tenant or group, another revision or status,
-  a window that just misses). The twins of a world take the classes in turn, so
-  that a world covers several classes and no class drowns in the others;
+  (``near_miss_changes``: a look-alike tenant or group from any family of the twin
+  catalogue ``twins``, another revision or status, a window that just misses). The
+  twins of a world take the classes in turn, so that a world covers several classes
+  and no class drowns in the others;
 * an active map from the bases (one time in ten a revision nobody has) and the
   well-formed twins;
 * principals **aimed** at each base: its tenant and one of its groups; and a few
-  near misses of them (again class first: case, Unicode form, NUL, "/", prefix),
-  asked on the
-  base's window boundaries or on the days its twins' dates mean if misread; and a
-  process time zone (UTC+14 or UTC-12) for some worlds.
+  near misses of them (a "/" into the base's logical id, or a twin of any family,
+  family first), asked on the base's window boundaries or on the days its twins'
+  dates mean if misread; and a process time zone (UTC+14 or UTC-12) for some worlds.
 
 So most documents are well formed, most worlds have a principal eligible for
 something, and every malformed or near-miss document sits beside an eligible twin:
@@ -39,6 +39,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from filterproof.conformance import twins
 from filterproof.conformance.defects.dates import lenient_date
 from filterproof.policy import NUL, REQUIRED_FIELDS, ActiveRevisions, PolicyFilter, Principal, structural_problem
 
@@ -55,23 +56,20 @@ ZONES = (None, None, "<+14>-14", "<-12>+12") if hasattr(time, "tzset") else (Non
 _SHAPED = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 Change = tuple[str, Any]
 """(field, new value); the value ``...`` removes the field."""
+MALFORMING = ("nul", "slash")
+"""Twin families that make a stored identity malformed."""
 MALFORMED_CLASSES = ("structure", "identity", "groups", "spelling", "calendar")
 NEAR_MISS_CLASSES = ("identity", "version", "window")
 
 
 @functools.lru_cache(maxsize=256)
 def near_miss_classes(name: str) -> dict[str, tuple[str, ...]]:
-    """Strings a sloppy comparison takes for ``name``, by kind of sloppiness (kinds with none left out)."""
-    stripped = "".join(c for c in unicodedata.normalize("NFD", name) if not unicodedata.combining(c))
-    kinds = {
-        "case": (name.upper(), name.lower(), name.casefold(), name.capitalize()),
-        "form": (unicodedata.normalize("NFC", name), unicodedata.normalize("NFD", name), stripped),
-        "nul": (name + NUL, name + NUL + "x"),
-        "slash": (name + "/x",),
-        "affix": (name[:-1], name + "-corp"),
-    }
-    found = {kind: tuple(v for v in dict.fromkeys(values) if v != name) for kind, values in kinds.items()}
-    return {kind: values for kind, values in found.items() if values}
+    """Strings a sloppy comparison takes for ``name``, by family of the twin catalogue (``twins``), and a
+    ``/`` suffix; families with nothing to change left out."""
+    kinds: dict[str, list[str]] = {"slash": [name + "/x"]}
+    for twin in twins.string_twins("identity", name):
+        kinds.setdefault(twin.family, []).append(twin.twin)
+    return {kind: tuple(dict.fromkeys(values)) for kind, values in kinds.items()}
 
 
 def spellings(day: str) -> tuple[str, ...]:
@@ -108,8 +106,11 @@ def malformed_changes(meta: dict[str, Any]) -> dict[str, tuple[Change, ...]]:
 
 def near_miss_changes(meta: dict[str, Any]) -> dict[str, tuple[Change, ...]]:
     """One-field changes that keep ``meta`` well formed but make it differ where the policy looks, by class."""
-    tenants = [t for kind in ("case", "form", "affix") for t in near_miss_classes(meta["tenant"]).get(kind, ())]
-    groups = [g for kind in ("case", "form", "affix") for g in near_miss_classes(meta["groups"][0]).get(kind, ())]
+    # Well-formed twins only: NUL and "/" make a document malformed (those are malformed_changes).
+    tenants = [t for kind, values in near_miss_classes(meta["tenant"]).items() if kind not in MALFORMING
+               for t in values]
+    groups = [g for kind, values in near_miss_classes(meta["groups"][0]).items() if kind not in MALFORMING
+              for g in values]
     return {
         "identity": tuple([("tenant", t) for t in tenants] + [("groups", [g]) for g in groups]),
         "version": (("revision", meta["revision"] + 1), ("revision", meta["revision"] - 1),
@@ -203,9 +204,10 @@ def aimed(draw: st.DrawFn, base: dict[str, Any], miss: bool) -> Principal:
     """The base's tenant and first group; with ``miss``, a near miss of one of them."""
     tenant, group = base["tenant"], base["groups"][0]
     if miss and draw(st.booleans()):
-        # A "/" reaches into the base's own logical id: what a tenant matched as a key prefix admits.
-        slash = {"slash": (f"{tenant}/{base['logical_id'].split('/')[0]}",)}
-        tenant = pick(draw, {**near_miss_classes(tenant), **slash})
+        # A "/" reaching into the base's own logical id (what a tenant matched as a key prefix admits) one time
+        # in three; else a twin of any family.
+        slash = f"{tenant}/{base['logical_id'].split('/')[0]}"
+        tenant = slash if draw(st.integers(0, 2)) == 0 else pick(draw, near_miss_classes(tenant))
     elif miss:
         group = pick(draw, near_miss_classes(group))
     return Principal(tenant, (group, *draw(st.lists(st.sampled_from(GROUPS), max_size=1))))

@@ -11,7 +11,9 @@ well-formed document, or fewer than 60% of the documents well formed.
 from __future__ import annotations
 
 import contextlib
+import random
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -127,7 +129,7 @@ def explain(world: generated.World, message: str, original: generated.World) -> 
             f"{[sc.asked(w) for w in world.wheres]}{zone}")
 
 
-def run_property(adapter: Adapter, examples: int, seed: int | None = None,
+def run_property(adapter: Adapter, examples: int, seed: Any = None,
                  worlds: st.SearchStrategy[generated.World] | None = None) -> Strength:
     """Run the property over ``examples`` generated worlds (``seed``: reproducible); return its strength.
 
@@ -136,6 +138,7 @@ def run_property(adapter: Adapter, examples: int, seed: int | None = None,
     """
     strength = Strength()
     tolerance = adapter.capabilities.recall_tolerance
+    seed = chosen_seed() if seed is None else seed
 
     @settings(max_examples=examples, deadline=None, database=None, phases=[Phase.explicit, Phase.generate],
               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
@@ -146,12 +149,10 @@ def run_property(adapter: Adapter, examples: int, seed: int | None = None,
             admitted = check_world(adapter, world, tolerance)
         except AssertionError:
             smallest, message = minimal(adapter, world, tolerance)
-            raise AssertionError(explain(smallest, message, world)) from None
+            raise AssertionError(f"{explain(smallest, message, world)}\n{replay_hint(seed)}") from None
         strength.count(world, admitted)
 
-    if seed is not None:
-        native_filter_equals_policy = fixed_seed(seed)(native_filter_equals_policy)
-    native_filter_equals_policy()
+    fixed_seed(seed)(native_filter_equals_policy)()
     return strength
 
 
@@ -175,3 +176,16 @@ class GeneratedChecks:
         strength = run_property(native, example_count(request.config))
         weak = strength.problems()
         assert not weak, f"the property test was too weak to prove anything ({strength}): {'; '.join(weak)}"
+
+
+def chosen_seed() -> Any:
+    """The seed a generated test runs under: ``--hypothesis-seed`` when given, else a fresh one, so that a
+    failure can say how to replay it."""
+    from hypothesis import core
+
+    forced = core.global_force_seed
+    return forced if forced is not None else random.randrange(2**32)
+
+
+def replay_hint(seed: Any) -> str:
+    return f"(replay this run with --hypothesis-seed {seed})"

@@ -1,12 +1,66 @@
-"""Lifecycle checks: every change is visible to the very next query."""
+"""Lifecycle checks: every change is visible to the very next query, in hand-written scenarios and in
+generated sequences of operations (``sequences``)."""
 
 from __future__ import annotations
 
+import random
+from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
+
+import pytest
 
 from filterproof.adapters.base import Adapter
 from filterproof.conformance import scenarios as sc
+from filterproof.conformance import sequences as seq
+from filterproof.conformance.generative import chosen_seed, replay_hint
+from filterproof.conformance.plugin import example_count
 from filterproof.policy import PolicyFilter
+
+MIN_NONEMPTY = 0.15
+MIN_STEPS, MAX_STEPS = 4, 16
+REQUIRED_KINDS = ("insert", "replace", "re-upsert", "delete", "delete unknown", "update revision", "update tenant",
+                  "update logical_id", "update deleted", "map add", "map move", "map remove")
+"""Steps every run of the sequence test must have taken at least once, or it proved too little."""
+
+
+@dataclass
+class Coverage:
+    """What a run of generated sequences exercised; ``problems()`` says how it fell short."""
+
+    sequences: int = 0
+    checks: int = 0
+    nonempty: int = 0
+    kinds: set[str] = field(default_factory=set)
+
+    def count(self, model: seq.Model) -> None:
+        self.sequences += 1
+        self.checks += model.checks
+        self.nonempty += model.nonempty
+        self.kinds |= model.kinds
+
+    def problems(self) -> list[str]:
+        found = [f"no step of kind {kind!r}" for kind in REQUIRED_KINDS if kind not in self.kinds]
+        if self.nonempty < MIN_NONEMPTY * self.checks:
+            found.append(f"only {self.nonempty} of {self.checks} checks had an eligible document "
+                         f"(at least {MIN_NONEMPTY:.0%} needed)")
+        return found
+
+
+def run_sequences(adapter: Adapter, sequences: int, seed: Any = None) -> Coverage:
+    """Run ``sequences`` generated sequences (``seed``: reproducible); the first failure is shrunk and raised
+    as a script."""
+    coverage = Coverage()
+    seed = chosen_seed() if seed is None else seed
+    rnd = random.Random(str(seed))
+    for _ in range(sequences):
+        model, ops = seq.Model(), []
+        failure = seq.play(adapter, model, seq.drawn(rnd, model, rnd.randint(MIN_STEPS, MAX_STEPS), ops))
+        if failure is not None:
+            smallest, note = seq.shrink(adapter, ops, failure)
+            raise AssertionError(f"{seq.script(smallest, len(ops), note)}\n{replay_hint(seed)}")
+        coverage.count(model)
+    return coverage
 
 
 class LifecycleChecks:
@@ -96,3 +150,22 @@ class LifecycleChecks:
         s.delete("drop")
         assert s.native_ids(where) == {"keep"}
         assert s.native_ids(None) == {"keep"}
+
+    def test_generated_sequences_of_operations(self, mutable: Adapter, request: pytest.FixtureRequest) -> None:
+        """Generated sequences of upserts (new, replacing, after a delete), deletes (known and unknown ids),
+        one-field ``update_metadata`` (revision, tenant, logical id, groups, status, dates; of deleted and
+        unknown ids too) and active-map changes (add, move forward, roll back, remove a pair): after every step
+        the native filter returns exactly the policy's set for several principals, and an unfiltered search
+        exactly the stored ids. Under ``revision=flag`` too.
+
+        Runs ``--conformance-examples`` sequences (default 60). If this fails: the
+        message is the shrunk sequence as a numbered script of adapter calls, and the
+        seed to replay it. Typical causes: a current-revision flag not recomputed when a
+        document's own revision, tenant or logical id changes, or not cleared when its
+        pair leaves the map; a delete that leaves a tombstone whose old metadata (or flag)
+        comes back when the id is upserted again; an update of a deleted id that
+        resurrects it; a cache that misses one kind of change.
+        """
+        coverage = run_sequences(mutable, example_count(request.config))
+        weak = coverage.problems()
+        assert not weak, f"the sequence test was too weak ({coverage.sequences} sequences): {'; '.join(weak)}"

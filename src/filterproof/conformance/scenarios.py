@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from filterproof.adapters.base import Adapter, Hit, Record, sync_active
+from filterproof.conformance.twins import shown
 from filterproof.embedding import TfidfSpace
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
 from filterproof.strategies import ranked_search
@@ -115,7 +116,8 @@ class Scenario:
 
 
 def describe(ids: Iterable[str], docs: Mapping[str, Mapping[str, Any]]) -> str:
-    return "; ".join(f"{i}: {dict(docs[i])}" for i in sorted(ids) if i in docs) or "none"
+    """Each document's id and metadata, strings escaped so that two different identities never print alike."""
+    return "; ".join(f"{i}: {shown(dict(docs[i]))}" for i in sorted(ids) if i in docs) or "none"
 
 
 def mismatch(got: set[str], want: set[str], docs: Mapping[str, Mapping[str, Any]]) -> str:
@@ -134,7 +136,7 @@ def ids_of(hits: Sequence[Hit]) -> list[str]:
 
 def asked(where: PolicyFilter) -> str:
     """The principal and date of a filter, for a message: ``tenant 'acme' groups ('eng',) as of 2026-09-08``."""
-    return f"tenant {where.principal.tenant!r} groups {where.principal.groups!r} as of {where.as_of}"
+    return f"tenant {shown(where.principal.tenant)} groups {shown(where.principal.groups)} as of {where.as_of}"
 
 
 def expect_policy(s: Scenario, where: PolicyFilter, label: str) -> None:

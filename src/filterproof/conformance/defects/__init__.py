@@ -20,13 +20,40 @@ from filterproof.conformance.defects.clauses import (
     RowPredicate,
     SilentlyShort,
 )
-from filterproof.conformance.defects.dates import LenientDates, LexicalDates, LocalTimeAsOf
+from filterproof.conformance.defects.dates import (
+    EmptyWindowIsOpen,
+    EpochDayZeroIsOpen,
+    Int32Seconds,
+    LenientDates,
+    LexicalDates,
+    LocalTimeAsOf,
+    SentinelOpenEnd,
+)
 from filterproof.conformance.defects.identity import (
     CaseFoldsIdentities,
+    CaseInsensitiveStatus,
+    EmptyMeansAny,
     FoldsAccents,
+    FoldsCompatibilityForms,
+    NocaseLogicalIds,
     NormalizesUnicode,
+    StripsIgnorables,
     TenantByKeyPrefix,
+    TrimsWhitespace,
     TruncatesAtNul,
+)
+from filterproof.conformance.defects.lifecycle import (
+    FlagKeptOnUpdate,
+    FlagKeptWhenPairLeaves,
+    StoredFlags,
+    TombstoneRevives,
+    UpdateResurrects,
+)
+from filterproof.conformance.defects.revisions import (
+    Float32Revisions,
+    Float64Revisions,
+    Int32Revisions,
+    RevisionKeyPrefix,
 )
 from filterproof.conformance.defects.store import (
     AppendsOnUpsert,
@@ -38,19 +65,25 @@ from filterproof.conformance.defects.store import (
     WindowedNearest,
 )
 
-__all__ = [
-    "DEFECTS", "AppendsOnUpsert", "BatchUsesFirstFilter", "CachesAcrossRevocation", "CaseFoldsIdentities",
-    "DotProductScores", "DropsOpenEnded", "DropsTenantClause", "FoldsAccents", "GroupsStringAsList",
-    "IgnoresValidUntil", "LazyRevisionFlag", "LenientDates", "LexicalDates", "LocalTimeAsOf", "NormalizesUnicode",
-    "OnePageMetadata",
-    "RaisesOnUnknownDelete", "RowPredicate", "SilentlyShort", "TenantByKeyPrefix", "TruncatesAtNul",
-    "WindowedNearest",
-]
-
 DEFECTS = {cls.__name__: cls for cls in (
     IgnoresValidUntil, GroupsStringAsList, DropsTenantClause, CachesAcrossRevocation, SilentlyShort, DropsOpenEnded,
-    LexicalDates, LenientDates, LocalTimeAsOf,
-    CaseFoldsIdentities, NormalizesUnicode, FoldsAccents, TruncatesAtNul, TenantByKeyPrefix,
+    LexicalDates, LenientDates, LocalTimeAsOf, EpochDayZeroIsOpen, Int32Seconds, EmptyWindowIsOpen, SentinelOpenEnd,
+    CaseFoldsIdentities, NormalizesUnicode, FoldsAccents, TruncatesAtNul, TenantByKeyPrefix, TrimsWhitespace,
+    FoldsCompatibilityForms, StripsIgnorables, NocaseLogicalIds, CaseInsensitiveStatus, EmptyMeansAny,
+    Int32Revisions, Float64Revisions, Float32Revisions, RevisionKeyPrefix,
+    FlagKeptOnUpdate, FlagKeptWhenPairLeaves, TombstoneRevives, UpdateResurrects,
     AppendsOnUpsert, RaisesOnUnknownDelete, DotProductScores, BatchUsesFirstFilter, WindowedNearest, OnePageMetadata,
     LazyRevisionFlag,
 )}
+"""Every seeded defect by class name (``StoredFlags``, the correct stored-flag store they build on, is not one)."""
+
+__all__ = [
+    "DEFECTS", "AppendsOnUpsert", "BatchUsesFirstFilter", "CachesAcrossRevocation", "CaseFoldsIdentities",
+    "CaseInsensitiveStatus", "DotProductScores", "DropsOpenEnded", "DropsTenantClause", "EmptyMeansAny",
+    "EmptyWindowIsOpen", "EpochDayZeroIsOpen", "FlagKeptOnUpdate", "FlagKeptWhenPairLeaves", "Float32Revisions",
+    "Float64Revisions", "FoldsAccents", "FoldsCompatibilityForms", "GroupsStringAsList", "IgnoresValidUntil",
+    "Int32Revisions", "Int32Seconds", "LazyRevisionFlag", "LenientDates", "LexicalDates", "LocalTimeAsOf",
+    "NocaseLogicalIds", "NormalizesUnicode", "OnePageMetadata", "RaisesOnUnknownDelete", "RevisionKeyPrefix",
+    "RowPredicate", "SentinelOpenEnd", "SilentlyShort", "StoredFlags", "StripsIgnorables", "TenantByKeyPrefix",
+    "TombstoneRevives", "TrimsWhitespace", "TruncatesAtNul", "UpdateResurrects", "WindowedNearest",
+]

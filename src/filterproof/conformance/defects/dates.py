@@ -86,3 +86,72 @@ class LocalTimeAsOf(RowPredicate):
         as_of = datetime.combine(where.as_of, time()).timestamp()  # the defect: naive, so local time
         window = utc_midnight(start) <= as_of and (end is None or as_of < utc_midnight(end))
         return judged(meta, where, window)
+
+
+EPOCH = date(1970, 1, 1).toordinal()
+
+
+def epoch_day(day: date) -> int:
+    return day.toordinal() - EPOCH
+
+
+class DayNumbers(RowPredicate):
+    """Dates stored as numbers by ``encode`` (``None``: open end) and compared as numbers."""
+
+    def encode(self, day: date) -> int | None:
+        return epoch_day(day)
+
+    def end(self, raw: object) -> int | None:
+        """valid_until as stored: None when open."""
+        return None if raw is None else self.encode(parse_date(raw))  # type: ignore[arg-type]
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        start, raw_end = parse_date(meta.get("valid_from")), meta.get("valid_until")
+        if start is None or (raw_end is not None and parse_date(raw_end) is None):
+            return False
+        as_of, begins, ends = self.encode(where.as_of), self.encode(start), self.end(raw_end)
+        window = begins is not None and as_of is not None and begins <= as_of and (ends is None or as_of < ends)
+        return judged(meta, where, window)
+
+
+class EpochDayZeroIsOpen(DayNumbers):
+    """Stores days since 1970 and reads a valid_until of day 0 as "no end" (``end or None``): a window that
+    ended on 1970-01-01 never closes."""
+
+    name = "defect-epoch-day-zero-is-open"
+
+    def end(self, raw: object) -> int | None:
+        return super().end(raw) or None
+
+
+class Int32Seconds(DayNumbers):
+    """Stores dates as seconds since 1970 in a signed 32-bit integer: after 2038-01-19 they wrap to 1901, so
+    a window starting in 2039 is in effect now."""
+
+    name = "defect-int32-seconds"
+
+    def encode(self, day: date) -> int | None:
+        return (epoch_day(day) * 86_400 + 2**31) % 2**32 - 2**31
+
+
+class EmptyWindowIsOpen(DayNumbers):
+    """Takes a valid_until that is not after valid_from for a missing one ("no end"): an empty or reversed
+    window admits every day from its start."""
+
+    name = "defect-empty-window-is-open"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        start, end = parse_date(meta.get("valid_from")), parse_date(meta.get("valid_until"))
+        if start is not None and end is not None and end <= start:
+            meta = {**meta, "valid_until": None}
+        return super().eligible(meta, where)
+
+
+class SentinelOpenEnd(DayNumbers):
+    """Stores an open end as the day 9999-12-31 (exclusive, like any end): as of 9999-12-31 no open-ended
+    document is in effect."""
+
+    name = "defect-sentinel-open-end"
+
+    def end(self, raw: object) -> int | None:
+        return super().end(raw if raw is not None else "9999-12-31")

@@ -17,24 +17,29 @@ from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_elig
 
 
 class RewritesIdentities(RowPredicate):
-    """Rewrites every identity (stored and asked) through ``rewrite`` before comparing exactly."""
+    """Rewrites the identities of ``fields`` (stored, asked and in the active map's keys) through ``rewrite``
+    before comparing exactly."""
+
+    fields: tuple[str, ...] = ("tenant", "logical_id", "status", "groups")
 
     @staticmethod
     def rewrite(value: str) -> str:
         return value
 
-    def _text(self, value: Any) -> Any:
-        return self.rewrite(value) if isinstance(value, str) else value
+    def _text(self, name: str, value: Any) -> Any:
+        return self.rewrite(value) if name in self.fields and isinstance(value, str) else value
 
     def _meta(self, meta: Mapping[str, Any]) -> dict[str, Any]:
-        out = {**meta, **{k: self._text(meta[k]) for k in ("tenant", "logical_id", "status") if k in meta}}
+        out = {**meta, **{k: self._text(k, meta[k]) for k in ("tenant", "logical_id", "status") if k in meta}}
         if isinstance(meta.get("groups"), list):
-            out["groups"] = [self._text(g) for g in meta["groups"]]
+            out["groups"] = [self._text("groups", g) for g in meta["groups"]]
         return out
 
     def asked(self, where: PolicyFilter) -> PolicyFilter:
-        principal = Principal(self.rewrite(where.principal.tenant), tuple(map(self.rewrite, where.principal.groups)))
-        active = ActiveRevisions.of({(self.rewrite(t), self.rewrite(lid)): r for (t, lid), r in where.active.items()})
+        principal = Principal(self._text("tenant", where.principal.tenant),
+                              tuple(self._text("groups", g) for g in where.principal.groups))
+        active = ActiveRevisions.of({(self._text("tenant", t), self._text("logical_id", lid)): r
+                                     for (t, lid), r in where.active.items()})
         return PolicyFilter(principal, where.as_of, active)
 
     def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
@@ -80,6 +85,78 @@ class TruncatesAtNul(RewritesIdentities):
     @staticmethod
     def rewrite(value: str) -> str:
         return value.split("\x00", 1)[0]
+
+
+class TrimsWhitespace(RewritesIdentities):
+    """Trims leading and trailing whitespace from every identity (a loader, a form handler, a driver that
+    strips strings; SQL PAD SPACE comparisons do the same at the end): ``"acme "`` is ``"acme"``."""
+
+    name = "defect-trims-whitespace"
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return value.strip()
+
+
+class FoldsCompatibilityForms(RewritesIdentities):
+    """Normalises identities to NFKC (Elasticsearch's ``icu_normalizer``, some drivers): full-width letters
+    and ligatures fold, ``"\ufb01n"`` is ``"fin"``."""
+
+    name = "defect-folds-compatibility-forms"
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return unicodedata.normalize("NFKC", value)
+
+
+class StripsIgnorables(RewritesIdentities):
+    """Removes invisible format characters (zero-width space and joiners, the byte-order mark, the soft
+    hyphen), as text cleaners and ICU collation do: ``"ac\u200bme"`` is ``"acme"``."""
+
+    name = "defect-strips-ignorables"
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return "".join(c for c in value if unicodedata.category(c) != "Cf")
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+class NocaseLogicalIds(RewritesIdentities):
+    """Keys the active map by logical id in a ``COLLATE NOCASE`` column (SQLite's folds ASCII letters only):
+    tenants and groups stay exact, but ``doc-A`` finds the map entry of ``doc-a``."""
+
+    name = "defect-nocase-logical-ids"
+    fields = ("logical_id",)
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return value.translate(_ASCII_LOWER)
+
+
+class CaseInsensitiveStatus(RewritesIdentities):
+    """Compares the status case-insensitively (``status ILIKE 'active'``): ``"Active"`` counts as active."""
+
+    name = "defect-case-insensitive-status"
+    fields = ("status",)
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return value.casefold()
+
+
+class EmptyMeansAny(RowPredicate):
+    """Drops a clause whose asked value is empty, as filter builders that skip falsy values do: a principal
+    of tenant ``""`` is asked with no tenant clause."""
+
+    name = "defect-empty-means-any"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        tenant = meta.get("tenant") if where.principal.tenant == "" else where.principal.tenant
+        if not isinstance(tenant, str):
+            return False
+        return is_eligible(meta, PolicyFilter(Principal(tenant, where.principal.groups), where.as_of, where.active))
 
 
 class TenantByKeyPrefix(RowPredicate):

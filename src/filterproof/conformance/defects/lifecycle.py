@@ -1,0 +1,132 @@
+"""Defects that only a sequence of operations shows: stored flags and tombstones.
+
+``StoredFlags`` keeps ``revision=flag`` the way a store does: a boolean per document,
+written at upsert and update from the last map, and rewritten by
+``set_active_revisions`` for the pairs a change of the map touches. It is correct;
+each defect below gets one step of that bookkeeping wrong, the way adapters do. Each
+passes the hand-written lifecycle scenarios and fails the generated sequences
+(``LifecycleChecks.test_generated_sequences_of_operations``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from filterproof.adapters.base import Record
+from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.columns import PolicyColumns
+from filterproof.policy import ActiveRevisions, PolicyFilter, structural_problem
+
+
+def pair(meta: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The document's (tenant, logical_id), when it is well formed enough to have one."""
+    return None if structural_problem(meta) else (meta["tenant"], meta["logical_id"])
+
+
+class StoredFlags(ReferenceAdapter):
+    """``revision=flag`` with a stored flag per document (correct: the base of the flag defects)."""
+
+    name = "stored-flags"
+
+    def _clear(self, dim: int) -> None:
+        super()._clear(dim)
+        self._flags: dict[str, bool] = {}
+
+    def flag(self, meta: Mapping[str, Any]) -> bool:
+        key = pair(meta)
+        return key is not None and self.active.get(key) == meta["revision"]
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        super().upsert(records)
+        self._flags |= {r.id: self.flag(r.metadata) for r in records}
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        if id in self._row:
+            super().update_metadata(id, metadata)
+            self._flags[id] = self.flag(metadata)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        super().delete(ids)
+        for i in ids:
+            self._flags.pop(i, None)
+
+    def rewritten(self, old: ActiveRevisions, new: ActiveRevisions) -> set[tuple[str, str]]:
+        """The pairs whose flags a change of the map must rewrite."""
+        return set(old.changed(new))
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        touched = self.rewritten(self.active, active)
+        self.active = active
+        for doc_id, meta in zip(self._ids, self._metadata, strict=True):
+            if pair(meta) in touched:
+                self._flags[doc_id] = self.flag(meta)
+        self._changed()
+
+    def mask(self, where: PolicyFilter) -> np.ndarray:
+        if self._columns is None:
+            self._columns = PolicyColumns(self._metadata)
+        return self._columns.mask(where, current=np.array([self._flags[i] for i in self._ids], dtype=bool))
+
+
+class FlagKeptOnUpdate(StoredFlags):
+    """``update_metadata`` writes the new fields but keeps the document's old current-revision flag: a document
+    whose own revision, tenant or logical id changed stays flagged as it was."""
+
+    name = "defect-flag-kept-on-update"
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        if id in self._row:
+            ReferenceAdapter.update_metadata(self, id, metadata)
+
+
+class FlagKeptWhenPairLeaves(StoredFlags):
+    """``set_active_revisions`` rewrites the flags of the pairs the new map holds, so a pair *removed* from
+    the map keeps its documents flagged current."""
+
+    name = "defect-flag-kept-when-pair-leaves"
+
+    def rewritten(self, old: ActiveRevisions, new: ActiveRevisions) -> set[tuple[str, str]]:
+        return {p for p in old.changed(new) if p in new}
+
+
+class Tombstones(ReferenceAdapter):
+    """Deletes leave a tombstone with the document's last metadata and vector (as log-structured stores do)."""
+
+    def _clear(self, dim: int) -> None:
+        super()._clear(dim)
+        self._tombstones: dict[str, Record] = {}
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for i in ids:
+            if i in self._row:
+                row = self._row[i]
+                self._tombstones[i] = Record(i, self._vectors[row], self._metadata[row])
+        super().delete(ids)
+
+
+class TombstoneRevives(Tombstones):
+    """Upserting an id that was deleted merges the new metadata into the tombstone's: a field the new
+    document lacks comes back from the deleted one."""
+
+    name = "defect-tombstone-revives"
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        revived = [Record(r.id, r.vector, {**self._tombstones.pop(r.id).metadata, **r.metadata})
+                   if r.id in self._tombstones else r for r in records]
+        super().upsert(revived)
+
+
+class UpdateResurrects(Tombstones):
+    """``update_metadata`` of a deleted id clears its tombstone and brings the document back (the contract:
+    an update of an id the store does not hold is ignored)."""
+
+    name = "defect-update-resurrects"
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        if id in self._tombstones:
+            super().upsert([Record(id, self._tombstones.pop(id).vector, metadata)])
+        else:
+            super().update_metadata(id, metadata)
