@@ -32,6 +32,7 @@ from filterproof.conformance.defects.store import (
     AppendsOnUpsert,
     BatchUsesFirstFilter,
     DotProductScores,
+    FixedCandidatePool,
     LazyRevisionFlag,
     OnePageMetadata,
     RaisesOnUnknownDelete,
@@ -40,7 +41,8 @@ from filterproof.conformance.defects.store import (
 
 __all__ = [
     "DEFECTS", "AppendsOnUpsert", "BatchUsesFirstFilter", "CachesAcrossRevocation", "CaseFoldsIdentities",
-    "DotProductScores", "DropsOpenEnded", "DropsTenantClause", "FoldsAccents", "GroupsStringAsList",
+    "DotProductScores", "DropsOpenEnded", "DropsTenantClause", "FixedCandidatePool", "FoldsAccents",
+    "GroupsStringAsList",
     "IgnoresValidUntil", "LazyRevisionFlag", "LenientDates", "LexicalDates", "LocalTimeAsOf", "NormalizesUnicode",
     "OnePageMetadata",
     "RaisesOnUnknownDelete", "RowPredicate", "SilentlyShort", "TenantByKeyPrefix", "TruncatesAtNul",
@@ -52,5 +54,5 @@ DEFECTS = {cls.__name__: cls for cls in (
     LexicalDates, LenientDates, LocalTimeAsOf,
     CaseFoldsIdentities, NormalizesUnicode, FoldsAccents, TruncatesAtNul, TenantByKeyPrefix,
     AppendsOnUpsert, RaisesOnUnknownDelete, DotProductScores, BatchUsesFirstFilter, WindowedNearest, OnePageMetadata,
-    LazyRevisionFlag,
+    LazyRevisionFlag, FixedCandidatePool,
 )}
