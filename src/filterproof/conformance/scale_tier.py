@@ -72,16 +72,16 @@ def judge(corpus: scale_corpus.ScaleCorpus, q: int, k: int, hit_ids: list[str], 
     eligible = np.flatnonzero(mask)
     want = min(k, len(eligible))
     best = eligible[np.argsort(-scores[eligible], kind="stable")[:want]]
-    rows = [row_of[i] for i in hit_ids if i in row_of]
+    rows = {row_of[i] for i in hit_ids if i in row_of}
     leaked = tuple(i for i in hit_ids if i not in row_of or not mask[row_of[i]])
     cut = scores[best[-1]] - SCORE_SLACK if want else np.inf
-    hits = len({r for r in rows if mask[r] and scores[r] >= cut})
+    hits = sum(1 for r in rows if mask[r] and scores[r] >= cut)
     level = str(corpus.levels[q])
     return QueryVerdict(
         label=f"{level}, K={k}, {asked(corpus.wheres[q])}", level=level, k=k, eligible=len(eligible),
         returned=len(hit_ids), leaked=leaked, duplicated=len(set(hit_ids)) != len(hit_ids),
         recall=min(hits, want) / want if want else 1.0, short=len(set(hit_ids)) < want,
-        missing=tuple(corpus.ids[r] for r in best if r not in set(rows)),
+        missing=tuple(corpus.ids[r] for r in best if r not in rows),
     )
 
 
