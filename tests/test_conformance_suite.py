@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # Imported once here, so that pytester's in-process runs (which unload what they import)
 # share one hypothesis module with the plugin that pytest already loaded.
 import filterproof.conformance.suite  # noqa: F401
 from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.conformance import scale_corpus
 from filterproof.conformance.defects import DEFECTS, SilentlyShort
 from filterproof.fixtures import shipped
 from filterproof.fixtures.lab import load_lab
+from filterproof.policy import is_eligible, problem
 from filterproof.runner import Settings, evaluate, index
 from filterproof.scoring import by_strategy
 from filterproof.truth import Prepared, prepare
@@ -116,6 +119,18 @@ POINTERS = [
      "query 1 of the batch (tenant 'beta' groups ('engineering',) as of 2026-09-08): "),
     ("WindowedNearest", "test_scale_tier", "test_scale_tier", "queries short of min(K=10, eligible)"),
     ("OnePageMetadata", "test_scale_tier", "test_scale_tier", "recall@10 against the exact filtered top 10"),
+    ("FixedCandidatePool", "test_scale_tier", "test_scale_tier", "queries short of min(K=100, eligible)"),
+]
+
+# (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded
+# pool up to half the default corpus fails the tier, at the level built to catch it.
+SCALE_POINTERS = [
+    ("OnePageMetadata", "page=1000", "recall@10 against the exact filtered top 10: ", None),
+    ("OnePageMetadata", "page=2400", "; worst: [written last ", None),
+    ("WindowedNearest", "window=2000", "queries short of min(K=10, eligible): [far ", None),
+    ("WindowedNearest", "window=2400", "queries short of min(K=10, eligible): [far ", None),
+    # Right at K=10, short at K=100 only: no K=10 query in the message.
+    ("FixedCandidatePool", "pool=64", "queries short of min(K=100, eligible): ", "K=10,"),
 ]
 
 
@@ -142,6 +157,69 @@ def test_seeded_defect_fails_with_a_pointer(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([f"FAILED *::{failing_test}*"])
     assert pointer in result.stdout.str()
+
+
+@pytest.mark.parametrize(("defect", "option", "pointer", "absent"), SCALE_POINTERS,
+                         ids=[f"{d}-{o}" for d, o, *_ in SCALE_POINTERS])
+def test_a_bounded_pool_up_to_half_the_corpus_fails_the_scale_tier(
+    pytester: pytest.Pytester, defect: str, option: str, pointer: str, absent: str | None
+) -> None:
+    result = pytester.runpytest(*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}",
+                                "--backend-option", option, "-k", "test_scale_tier")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED *::test_scale_tier*"])
+    assert pointer in result.stdout.str()
+    assert absent is None or absent not in result.stdout.str()
+
+
+@pytest.mark.parametrize("defect, option", [("OnePageMetadata", "page=1000000"), ("FixedCandidatePool", "pool=100")])
+def test_a_pool_covering_what_the_tier_asks_passes_it(pytester: pytest.Pytester, defect: str, option: str) -> None:
+    """A page holding every eligible document, a candidate pool of K: exact, so the tier passes them."""
+    result = pytester.runpytest(*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}",
+                                "--backend-option", option, "-k", "test_scale_tier")
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("n", [1000, 5000])
+def test_the_scale_corpus_keeps_its_promises(n: int) -> None:
+    """Random levels near their targets; far: the nearer half of the corpus holds no eligible document;
+    written last: each query's top K_MAX are the principal's last eligible rows, some query's nearest last;
+    ineligible documents of every class; masks equal to the policy; the same corpus for the same seed."""
+    corpus = scale_corpus.build(n)
+    assert np.array_equal(corpus.vectors, scale_corpus.build(n).vectors)
+    scores = corpus.vectors.astype(np.float64) @ corpus.queries.astype(np.float64).T
+    counts = corpus.masks.sum(axis=1)
+    for q, level in enumerate(corpus.levels):
+        eligible = np.flatnonzero(corpus.masks[q])
+        nearest = np.argsort(-scores[:, q], kind="stable")
+        if level.placement == "random":
+            target = max(level.share * n, 3)
+            assert abs(np.log(counts[q] / target)) < np.log(1.2), (str(level), counts[q])
+        elif level.placement == "far":
+            assert len(eligible) >= (scale_corpus.K_MAX if n >= 5000 else 1), (str(level), len(eligible))
+            assert not corpus.masks[q][nearest[: (n + 1) // 2]].any(), "an eligible document in the nearer half"
+        else:
+            assert 2 * len(eligible) >= n
+            top = np.searchsorted(eligible, eligible[np.argsort(-scores[eligible, q], kind="stable")])
+            assert top[: scale_corpus.K_MAX].min() >= len(eligible) - 3 * scale_corpus.K_MAX
+    last = [q for q, level in enumerate(corpus.levels) if level.placement == "written last"]
+    rows = np.flatnonzero(corpus.masks[last[0]])
+    assert rows[-1] in {rows[np.argmax(scores[rows, q])] for q in last}, "some query's nearest is written last"
+    assert {str(level).split()[0] for level in corpus.levels} == {"random", "far", "written"}
+    assert max(level.share for level in corpus.levels if level.placement == "random") >= 0.5
+    active = corpus.wheres[0].active
+    problems = {problem(meta, active) for meta in corpus.metadata} - {None}
+    assert len(problems) >= (6 if n >= 5000 else 3), problems
+    fates = {"superseded": [m["revision"] != active.get((m["tenant"], m["logical_id"])) for m in corpus.metadata],
+             "draft": [m["status"] == "draft" for m in corpus.metadata],
+             "expired": [m.get("valid_until") == "2026-06-01" for m in corpus.metadata],
+             "future": [m["valid_from"] == "2027-01-01" for m in corpus.metadata]}
+    for fate, rows_of_fate in fates.items():
+        assert any(rows_of_fate) and not corpus.masks[:, np.array(rows_of_fate)].any(), fate
+    last_day = np.array([m.get("valid_until") == "2026-09-09" for m in corpus.metadata])
+    assert corpus.masks[:, last_day].any(), "a document on its last day is eligible"
+    for q in range(0, len(corpus.wheres), scale_corpus.QUERIES_PER_PRINCIPAL):
+        assert (np.array([is_eligible(m, corpus.wheres[q]) for m in corpus.metadata]) == corpus.masks[q]).all()
 
 
 def test_a_window_covering_the_corpus_passes_the_scale_tier(pytester: pytest.Pytester) -> None:

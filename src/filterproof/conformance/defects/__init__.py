@@ -59,6 +59,7 @@ from filterproof.conformance.defects.store import (
     AppendsOnUpsert,
     BatchUsesFirstFilter,
     DotProductScores,
+    FixedCandidatePool,
     LazyRevisionFlag,
     OnePageMetadata,
     RaisesOnUnknownDelete,
@@ -73,14 +74,15 @@ DEFECTS = {cls.__name__: cls for cls in (
     Int32Revisions, Float64Revisions, Float32Revisions, RevisionKeyPrefix,
     FlagKeptOnUpdate, FlagKeptWhenPairLeaves, TombstoneRevives, UpdateResurrects,
     AppendsOnUpsert, RaisesOnUnknownDelete, DotProductScores, BatchUsesFirstFilter, WindowedNearest, OnePageMetadata,
-    LazyRevisionFlag,
+    LazyRevisionFlag, FixedCandidatePool,
 )}
 """Every seeded defect by class name (``StoredFlags``, the correct stored-flag store they build on, is not one)."""
 
 __all__ = [
     "DEFECTS", "AppendsOnUpsert", "BatchUsesFirstFilter", "CachesAcrossRevocation", "CaseFoldsIdentities",
     "CaseInsensitiveStatus", "DotProductScores", "DropsOpenEnded", "DropsTenantClause", "EmptyMeansAny",
-    "EmptyWindowIsOpen", "EpochDayZeroIsOpen", "FlagKeptOnUpdate", "FlagKeptWhenPairLeaves", "Float32Revisions",
+    "EmptyWindowIsOpen", "EpochDayZeroIsOpen", "FixedCandidatePool", "FlagKeptOnUpdate", "FlagKeptWhenPairLeaves",
+    "Float32Revisions",
     "Float64Revisions", "FoldsAccents", "FoldsCompatibilityForms", "GroupsStringAsList", "IgnoresValidUntil",
     "Int32Revisions", "Int32Seconds", "LazyRevisionFlag", "LenientDates", "LexicalDates", "LocalTimeAsOf",
     "NocaseLogicalIds", "NormalizesUnicode", "OnePageMetadata", "RaisesOnUnknownDelete", "RevisionKeyPrefix",

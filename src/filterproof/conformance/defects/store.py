@@ -1,8 +1,10 @@
 """Defects in the store contract: writes, deletes, scores and batches, with the filter itself right.
 
 Each keeps the reference's exact policy filter and breaks one promise of
-``filterproof.adapters.base``; and two search a bounded pool instead of the whole
-filtered set, which only a corpus larger than the pool shows (the scale tier).
+``filterproof.adapters.base``; and three search a bounded pool instead of the whole
+filtered set, which only a corpus larger than the pool shows (the scale tier): the
+nearest ``window`` neighbours, one ``page`` of a metadata query, a candidate pool of
+fixed size whatever K.
 """
 
 from __future__ import annotations
@@ -74,6 +76,10 @@ class WindowOptions(ReferenceOptions):
     window: int = Field(200, ge=1, description="nearest neighbours taken before filtering")
 
 
+class PoolOptions(ReferenceOptions):
+    pool: int = Field(64, ge=1, description="candidates a search keeps, whatever K")
+
+
 class WindowedNearest(ReferenceAdapter):
     """Takes the ``window`` nearest neighbours (option, default 200), then filters inside them: short or
     wrong whenever fewer than K eligible documents sit among the nearest ``window``."""
@@ -113,6 +119,23 @@ class OnePageMetadata(ReferenceAdapter):
         scores = self.scores(vector)
         page = np.flatnonzero(self.mask(where))[: self.page]
         return [Hit(self._ids[r], float(scores[r])) for r in top_k(scores, page, k)]
+
+
+class FixedCandidatePool(ReferenceAdapter):
+    """Keeps a candidate pool of ``pool`` filtered documents (option, default 64) however large K is, like
+    an HNSW search whose ``ef`` is fixed instead of raised to K: exact for K up to the pool, short above
+    it (K=100 returns 64)."""
+
+    name = "defect-fixed-candidate-pool"
+    Options = PoolOptions
+    options: PoolOptions
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self.pool = self.options.pool
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        return super().search(vector, min(k, self.pool), where)
 
 
 class FlagOptions(ReferenceOptions):
