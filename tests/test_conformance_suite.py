@@ -107,7 +107,7 @@ POINTERS = [
     ("FlagKeptWhenPairLeaves", "generated_sequences", "test_generated_sequences_of_operations",
      "fails; after each step the native filter is checked for 4 principals and unfiltered"),
     ("TombstoneRevives", "generated_sequences", "test_generated_sequences_of_operations",
-     "3. adapter.delete(['d3'])"),
+     "2. adapter.delete(['d0'])"),
     ("UpdateResurrects", "generated_sequences", "test_generated_sequences_of_operations",
      "then: unfiltered search returned ['d2'], the store holds []"),
     ("AppendsOnUpsert", "upsert_of_an_existing", "test_upsert_of_an_existing_id_replaces_it",
@@ -120,6 +120,7 @@ POINTERS = [
     ("WindowedNearest", "test_scale_tier", "test_scale_tier", "queries short of min(K=10, eligible)"),
     ("OnePageMetadata", "test_scale_tier", "test_scale_tier", "recall@10 against the exact filtered top 10"),
     ("FixedCandidatePool", "test_scale_tier", "test_scale_tier", "queries short of min(K=100, eligible)"),
+    ("IndexBuiltOnce", "test_scale_tier", "test_scale_tier", "[written last 50.1%, K=10, tenant 't0' groups "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded

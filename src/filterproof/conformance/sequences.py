@@ -208,8 +208,9 @@ def pair_of(meta: Mapping[str, Any]) -> tuple[tuple[str, str], Any] | None:
 
 
 def map_change(rnd: random.Random, model: Model) -> SetRevision:
-    """Mostly a stored document's pair, moved to its revision (it becomes current) or to another, or removed."""
-    held = sorted((p for m in model.docs.values() if (p := pair_of(m))), key=repr)
+    """Mostly the pair of a document stored now or before (a deleted one's too: its pair may move while it is
+    gone), moved to its revision (it becomes current) or to another, or removed."""
+    held = sorted({p for m in (*model.docs.values(), *model.last_seen.values()) if (p := pair_of(m))}, key=repr)
     if held and rnd.random() < 0.75:
         (tenant, logical_id), own = rnd.choice(held)
     else:

@@ -60,6 +60,7 @@ from filterproof.conformance.defects.store import (
     BatchUsesFirstFilter,
     DotProductScores,
     FixedCandidatePool,
+    IndexBuiltOnce,
     LazyRevisionFlag,
     OnePageMetadata,
     RaisesOnUnknownDelete,
@@ -74,7 +75,7 @@ DEFECTS = {cls.__name__: cls for cls in (
     Int32Revisions, Float64Revisions, Float32Revisions, RevisionKeyPrefix,
     FlagKeptOnUpdate, FlagKeptWhenPairLeaves, TombstoneRevives, UpdateResurrects,
     AppendsOnUpsert, RaisesOnUnknownDelete, DotProductScores, BatchUsesFirstFilter, WindowedNearest, OnePageMetadata,
-    LazyRevisionFlag, FixedCandidatePool,
+    LazyRevisionFlag, FixedCandidatePool, IndexBuiltOnce,
 )}
 """Every seeded defect by class name (``StoredFlags``, the correct stored-flag store they build on, is not one)."""
 
@@ -84,7 +85,8 @@ __all__ = [
     "EmptyWindowIsOpen", "EpochDayZeroIsOpen", "FixedCandidatePool", "FlagKeptOnUpdate", "FlagKeptWhenPairLeaves",
     "Float32Revisions",
     "Float64Revisions", "FoldsAccents", "FoldsCompatibilityForms", "GroupsStringAsList", "IgnoresValidUntil",
-    "Int32Revisions", "Int32Seconds", "LazyRevisionFlag", "LenientDates", "LexicalDates", "LocalTimeAsOf",
+    "IndexBuiltOnce", "Int32Revisions", "Int32Seconds", "LazyRevisionFlag", "LenientDates", "LexicalDates",
+    "LocalTimeAsOf",
     "NocaseLogicalIds", "NormalizesUnicode", "OnePageMetadata", "RaisesOnUnknownDelete", "RevisionKeyPrefix",
     "RowPredicate", "SentinelOpenEnd", "SilentlyShort", "StoredFlags", "StripsIgnorables", "TenantByKeyPrefix",
     "TombstoneRevives", "TrimsWhitespace", "TruncatesAtNul", "UpdateResurrects", "WindowedNearest",

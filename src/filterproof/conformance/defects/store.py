@@ -138,6 +138,27 @@ class FixedCandidatePool(ReferenceAdapter):
         return super().search(vector, min(k, self.pool), where)
 
 
+class IndexBuiltOnce(ReferenceAdapter):
+    """``optimize()`` builds the filtered index over the documents stored then; documents upserted later are
+    found by unfiltered search but never by a filtered one (a sealed segment whose later writes go to a buffer
+    the filter path does not read)."""
+
+    name = "defect-index-built-once"
+
+    def reset(self, dim: int) -> None:
+        super().reset(dim)
+        self._sealed: set[str] | None = None
+
+    def optimize(self) -> None:
+        self._sealed = set(self._ids)
+
+    def mask(self, where: PolicyFilter) -> np.ndarray:
+        found = super().mask(where)
+        if getattr(self, "_sealed", None) is None:
+            return found
+        return found & np.array([i in self._sealed for i in self._ids], dtype=bool)  # type: ignore[operator]
+
+
 class FlagOptions(ReferenceOptions):
     revision: Literal["query", "flag"] = "flag"
 
