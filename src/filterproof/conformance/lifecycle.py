@@ -17,7 +17,7 @@ from filterproof.conformance.generative import chosen_seed, replay_hint
 from filterproof.conformance.plugin import example_count
 from filterproof.policy import PolicyFilter
 
-MIN_NONEMPTY = 0.15
+MIN_NONEMPTY = 0.1
 MIN_STEPS, MAX_STEPS = 4, 16
 REQUIRED_KINDS = ("insert", "replace", "re-upsert", "delete", "delete unknown", "update revision", "update tenant",
                   "update logical_id", "update deleted", "map add", "map move", "map remove")

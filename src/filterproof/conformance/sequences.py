@@ -82,6 +82,21 @@ class Delete:
 
 
 @dataclass(frozen=True)
+class Background:
+    """Documents no principal asks for (tenant ``zeta``), never touched again: the sequence then runs on a store
+    that holds others, so that deletes are a small share of it (compaction, segment and page thresholds)."""
+
+    count: int
+
+    def records(self) -> list[Record]:
+        return [Record(f"z{n}", vector(100 + n), sc.meta(tenant="zeta", logical_id=f"z{n}", groups=["eng"]))
+                for n in range(self.count)]
+
+    def script(self) -> str:
+        return f"upsert([...])  # {self.count} documents of tenant 'zeta', ids z0 to z{self.count - 1}"
+
+
+@dataclass(frozen=True)
 class Update:
     id: str
     field: str
@@ -105,7 +120,7 @@ class SetRevision:
     """None removes the pair from the map."""
 
 
-Operation = Upsert | Delete | Update | SetRevision
+Operation = Upsert | Delete | Update | SetRevision | Background
 
 
 @dataclass
@@ -128,6 +143,10 @@ class Model:
             self.kinds.add("replace" if op.id in self.docs else "re-upsert" if op.id in self.last_seen else "insert")
             adapter.upsert([Record(op.id, vector(op.vector), dict(op.meta))])
             self.docs[op.id], self.vectors[op.id], self.last_seen[op.id] = dict(op.meta), op.vector, dict(op.meta)
+        elif isinstance(op, Background):
+            adapter.upsert(op.records())
+            for n, record in enumerate(op.records()):
+                self.docs[record.id], self.vectors[record.id] = dict(record.metadata), 100 + n
         elif isinstance(op, Delete):
             self.kinds.add("delete" if any(i in self.docs for i in op.ids) else "delete unknown")
             adapter.delete(list(op.ids))
@@ -158,7 +177,7 @@ class Model:
     def check(self, adapter: Adapter, tolerance: float = 0.0) -> str | None:
         """What the adapter answers wrong now (one principal's mismatch, or the unfiltered ids), or None;
         an approximate adapter may miss up to ``tolerance`` of a set, never admit."""
-        depth = len(IDS) + 2
+        depth = len(self.docs) + 2
         unfiltered = {h.id for h in adapter.search(QUERY, depth, None)}
         if unfiltered != set(self.docs):
             return f"unfiltered search returned {sorted(unfiltered)}, the store holds {sorted(self.docs)}"
@@ -223,8 +242,9 @@ def map_change(rnd: random.Random, model: Model) -> SetRevision:
 
 def operations(rnd: random.Random, model: Model) -> tuple[Operation, ...]:
     """The next step (or two), drawn against what the model holds now."""
-    stored, gone = list(model.docs), [i for i in model.last_seen if i not in model.docs]
-    kind = rnd.choice(("upsert", "upsert", "update", "update", "update", "delete", "recycle", "map", "map"))
+    stored = [i for i in model.docs if i in IDS]  # background documents are never touched
+    gone = [i for i in model.last_seen if i not in model.docs]
+    kind = rnd.choice(("upsert", "upsert", "update", "update", "update", "delete", "recycle", "recycle", "map", "map"))
     if kind == "upsert":
         doc_id = rnd.choice(gone) if gone and rnd.random() < 0.5 else rnd.choice(IDS)
         # Half the time a deleted id comes back as it was (a restore): what a store derived from it (a flag)
@@ -234,21 +254,38 @@ def operations(rnd: random.Random, model: Model) -> tuple[Operation, ...]:
         return (Upsert(doc_id, meta, model.vectors.get(doc_id, 0) if same else rnd.randrange(8)),)
     if kind == "update":
         name = rnd.choice(sorted(FIELD_VALUES))
-        target = rnd.choice(gone) if gone and rnd.random() < 0.2 else some_id(rnd, stored, (*IDS, "ghost"))
+        target = rnd.choice(gone) if gone and rnd.random() < 0.3 else some_id(rnd, stored, (*IDS, "ghost"))
         return (Update(target, name, rnd.choice(FIELD_VALUES[name])),)
     if kind == "delete":
         return (Delete(tuple(dict.fromkeys(some_id(rnd, stored, (*IDS, "ghost")) for _ in range(rnd.randint(1, 2))))),)
     if kind == "recycle" and stored:
-        # Delete an id and upsert it again without valid_until: a store that revives what it deleted (a
-        # tombstone merged into the new write) brings an old end of the window back.
-        doc_id = rnd.choice(sorted(stored))
-        fresh = {k: v for k, v in metadata(rnd, model).items() if k != "valid_until"}
-        return Delete((doc_id,)), Upsert(doc_id, fresh, rnd.randrange(8))
+        return recycle(rnd, model, rnd.choice(sorted(stored)))
     return (map_change(rnd, model),)
 
 
+def recycle(rnd: random.Random, model: Model, doc_id: str) -> tuple[Operation, ...]:
+    """Delete a document, maybe move its pair in the map while it is gone, and upsert it again: as it was (a
+    restore), or anew without valid_until. A store that revives what it deleted (a tombstone's metadata merged
+    in, a flag the map change skipped and the restore did not recompute) shows."""
+    before = model.docs[doc_id]
+    steps: list[Operation] = [Delete((doc_id,))]
+    if (found := pair_of(before)) and rnd.random() < 0.5:
+        (tenant, logical_id), own = found
+        steps.append(SetRevision(tenant, logical_id, rnd.choice([r for r in (*REVISIONS, None) if r != own])))
+    if rnd.random() < 0.5:
+        steps.append(Upsert(doc_id, dict(before), model.vectors[doc_id]))
+    else:
+        fresh = {k: v for k, v in metadata(rnd, model).items() if k != "valid_until"}
+        steps.append(Upsert(doc_id, fresh, rnd.randrange(8)))
+    return tuple(steps)
+
+
 def drawn(rnd: random.Random, model: Model, steps: int, into: list[Operation]) -> Iterator[Operation]:
-    """About ``steps`` operations, each drawn against the model as the previous ones left it (kept in ``into``)."""
+    """About ``steps`` operations, each drawn against the model as the previous ones left it (kept in ``into``);
+    half the sequences start on a store that holds background documents."""
+    if rnd.random() < 0.5:
+        into.append(Background(rnd.choice((6, 12, 24))))
+        yield into[-1]
     for _ in range(steps):
         for op in operations(rnd, model):
             into.append(op)
