@@ -15,8 +15,10 @@ import pytest
 
 from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.conformance import AdapterConformanceTests
+from filterproof.conformance.plugin import scale_size
 
 REVISIONS = ["query", "flag"]
+LOCAL_MODE_SCALE = 2_000
 
 
 def fresh(name: str, **options: str) -> Iterator[Adapter]:
@@ -61,7 +63,17 @@ class TestQdrantEdge(AdapterConformanceTests):
         yield from fresh("qdrant-edge", revision=request.param)
 
 
-class TestQdrantLocal(AdapterConformanceTests):
+class PythonEvaluatorScale:
+    """qdrant-client's local mode evaluates a filter in Python, point by point, and ``MatchAny`` as a list
+    lookup: under revision=query each query of the 5,000-document tier compares every point with about 4,900
+    revision keys (about a minute a class). Its search is exhaustive, with no page or pool to find, so the tier
+    runs on 2,000 documents here (every level keeps its share of the corpus)."""
+
+    def scale_documents(self, config: pytest.Config) -> int:
+        return min(LOCAL_MODE_SCALE, scale_size(config))
+
+
+class TestQdrantLocal(PythonEvaluatorScale, AdapterConformanceTests):
     @pytest.fixture(params=REVISIONS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
         yield from fresh("qdrant-local", revision=request.param)
@@ -142,7 +154,7 @@ class TestLangChainChroma(BridgeConformanceTests):
         yield from bridge("langchain-chroma", request.param)
 
 
-class TestLangChainQdrant(BridgeConformanceTests):
+class TestLangChainQdrant(PythonEvaluatorScale, BridgeConformanceTests):
     @pytest.fixture(params=BRIDGE_PATHS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
         yield from bridge("langchain-qdrant", request.param)
@@ -154,7 +166,7 @@ class TestLlamaIndexChroma(BridgeConformanceTests):
         yield from bridge("llamaindex-chroma", request.param)
 
 
-class TestLlamaIndexQdrant(BridgeConformanceTests):
+class TestLlamaIndexQdrant(PythonEvaluatorScale, BridgeConformanceTests):
     @pytest.fixture(params=BRIDGE_PATHS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
         yield from bridge("llamaindex-qdrant", request.param)

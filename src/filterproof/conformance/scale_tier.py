@@ -122,6 +122,11 @@ class ScaleChecks:
     """Thousands of documents, filters from 0.1% to 50%, far and written last, K = 10 and 100: no leak,
     no short result, recall within tolerance."""
 
+    def scale_documents(self, config: pytest.Config) -> int:
+        """Documents in the tier: ``--conformance-scale``. A subclass may lower it for a store whose filtered
+        search is a Python loop over every document (and say why)."""
+        return scale_size(config)
+
     def test_scale_tier(self, native: Adapter, request: pytest.FixtureRequest) -> None:
         """On a seeded corpus of ``--conformance-scale`` documents (default 5000; env
         FILTERPROOF_CONFORMANCE_SCALE; 0 skips), every filtered query, at K = 10 and K = 100,
@@ -142,7 +147,7 @@ class ScaleChecks:
         size (an ``ef`` not raised to K). Filter inside the search, page until K eligible
         documents are found, and size every pool from K.
         """
-        n = scale_size(request.config)
+        n = self.scale_documents(request.config)
         if n == 0:
             pytest.skip("--conformance-scale 0: the scale tier is off")
         corpus = scale_corpus.build(n)
