@@ -34,8 +34,8 @@ POINTERS = [
      "valid_until is exclusive (tenant 'acme' groups ('engineering',) as of 2026-09-08): "
      "returned but NOT eligible (a leak): dated: "),
     ("DropsOpenEnded", "test_date_boundaries", "test_date_boundaries?valid_until null is open-ended*",
-     "eligible but NOT returned: dated: {'tenant': 'acme', 'logical_id': 'doc', 'revision': 1, 'status': 'active', "
-     "'groups': ['engineering'], 'valid_from': '2026-01-01', 'valid_until': None}"),
+     "eligible but NOT returned (missing): dated: {'tenant': 'acme', 'logical_id': 'doc', 'revision': 1, "
+     "'status': 'active', 'groups': ['engineering'], 'valid_from': '2026-01-01', 'valid_until': None}"),
     ("GroupsStringAsList", "test_every_malformed", "test_every_malformed_document_fails_closed",
      "returned but NOT eligible (a leak): m-string-groups: "),
     ("DropsTenantClause", "test_tenant_isolation", "test_tenant_isolation",
@@ -100,7 +100,7 @@ POINTERS = [
     ("EmptyWindowIsOpen", "encodings", "test_date_boundaries_of_encodings",
      "(d0-3 is an empty window (until = from = 0001-01-01)"),
     ("SentinelOpenEnd", "encodings", "test_date_boundaries_of_encodings",
-     "tenant 'acme' groups ('engineering',) as of 9999-12-31: eligible but NOT returned: d0-0: "),
+     "tenant 'acme' groups ('engineering',) as of 9999-12-31: eligible but NOT returned (missing): d0-0: "),
     # The generated sequences.
     ("FlagKeptOnUpdate", "generated_sequences", "test_generated_sequences_of_operations",
      "adapter.update_metadata('d"),

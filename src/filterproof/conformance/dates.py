@@ -17,6 +17,7 @@ import pytest
 
 from filterproof.adapters.base import Adapter
 from filterproof.conformance import scenarios as sc
+from filterproof.conformance.twins import shown
 from filterproof.policy import PolicyFilter
 
 TIME_ZONES = ("<+14>-14", "<-12>+12")
@@ -105,7 +106,7 @@ class DateChecks:
         s = sc.Scenario.build(native, docs)
         where = PolicyFilter(sc.principal(), date.fromisoformat(as_of), sc.active_for(docs))
         assert s.policy_ids(where) == {"control"}, "scenario self-check"
-        sc.expect_policy(s, where, f"{label}: {field} {value!r}")
+        sc.expect_policy(s, where, f"{label}: {field} {shown(value)}")
 
     @pytest.mark.parametrize("zone", TIME_ZONES, ids=["UTC+14", "UTC-12"])
     def test_as_of_is_a_calendar_day_in_any_process_time_zone(self, native: Adapter, zone: str) -> None:

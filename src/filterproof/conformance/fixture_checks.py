@@ -12,12 +12,16 @@ class FixtureChecks:
     """The native filter on every fail-closed class, then the seeds' fixtures against the reference."""
 
     def test_every_malformed_document_fails_closed(self, native: Adapter) -> None:
-        """No malformed document of the adversarial fixture is ever admitted by the native filter.
+        """No malformed document of the adversarial fixture is ever admitted by the native filter, and its
+        well-formed documents are (each case's answer is exactly the policy's set).
 
-        If this fails: the message names the documents and their metadata. Typical
-        causes: a groups string matched like a one-element list, an empty or
-        unparseable date treated as open-ended, ``1.0``/``true``/``"1"`` equal to
-        revision 1, a missing field treated as "no constraint".
+        If this fails: the message names the case, the documents and their metadata, and
+        which way. A leak ("returned but NOT eligible"): a groups string matched like a
+        one-element list, an empty or unparseable date treated as open-ended,
+        ``1.0``/``true``/``"1"`` equal to revision 1, a missing field treated as "no
+        constraint". Missing ("eligible but NOT returned"): the store's encoding rejects
+        or loses a well-formed value beside the malformed ones (an odd but valid
+        identity, a date at an edge); the twin tests name the value.
         """
         prepared = shipped("adversarial.json")
         load(native, prepared)

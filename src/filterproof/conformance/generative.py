@@ -87,7 +87,8 @@ def ask_world(s: sc.Scenario, world: generated.World, tolerance: float) -> list[
         got, want = s.native_ids(where), s.policy_ids(where)
         zone = f" under TZ={world.zone}" if world.zone else ""
         assert got <= want and len(got) >= len(want) * (1 - tolerance), (
-            f"{sc.asked(where)}{zone}, active revisions {where.active.to_json()}: {sc.mismatch(got, want, s.docs)}")
+            f"{sc.asked(where)}{zone}, active revisions {where.active.to_json()}: "
+            f"{sc.mismatch(got, want, s.docs, hint=True)}")
         admitted.append(want)
     return admitted
 

@@ -10,6 +10,7 @@ import unicodedata
 
 from filterproof.adapters.base import Adapter
 from filterproof.conformance import scenarios as sc
+from filterproof.conformance.twins import shown
 from filterproof.policy import PolicyFilter, Principal
 
 NFC_TENANT = unicodedata.normalize("NFC", "ácme")
@@ -34,7 +35,7 @@ class IdentityChecks:
         s = sc.Scenario.build(native, docs)
         for tenant in ("acme", "acme-corp", "acm", "ACME", "", "ac"):
             where = PolicyFilter(sc.principal(tenant), sc.AS_OF, sc.active_for(docs))
-            sc.expect_policy(s, where, f"tenant {tenant!r}")
+            sc.expect_policy(s, where, f"tenant {shown(tenant)}")
 
     def test_groups_are_exact_strings(self, native: Adapter) -> None:
         """Groups match exactly: any shared group admits; operator-like, unicode and long names work.
@@ -49,7 +50,7 @@ class IdentityChecks:
         s = sc.Scenario.build(native, docs)
         for groups in (("$or",), ("finance",), ("工程",), (long_group,), ("engineering",), ("engine",), ()):
             where = PolicyFilter(Principal(sc.TENANT, groups), sc.AS_OF, sc.active_for(docs))
-            sc.expect_policy(s, where, f"groups {groups!r}")
+            sc.expect_policy(s, where, f"groups {shown(groups)}")
 
     def test_case_accents_and_unicode_forms_are_distinct_identities(self, native: Adapter) -> None:
         """Tenants and groups differing only by letter case, by accents, or by NFC against NFD never match
@@ -64,9 +65,9 @@ class IdentityChecks:
         s = sc.Scenario.build(native, docs)
         active = sc.active_for(docs)
         for tenant in LOOKALIKE_TENANTS:
-            sc.expect_policy(s, PolicyFilter(sc.principal(tenant), sc.AS_OF, active), f"tenant {tenant!r}")
+            sc.expect_policy(s, PolicyFilter(sc.principal(tenant), sc.AS_OF, active), f"tenant {shown(tenant)}")
         for group in LOOKALIKE_GROUPS:
-            sc.expect_policy(s, PolicyFilter(Principal(sc.TENANT, (group,)), sc.AS_OF, active), f"group {group!r}")
+            sc.expect_policy(s, PolicyFilter(Principal(sc.TENANT, (group,)), sc.AS_OF, active), f"group {shown(group)}")
 
     def test_a_slash_in_the_principal_tenant_is_not_a_path(self, native: Adapter) -> None:
         """A principal whose tenant holds "/" matches nothing; it never reaches into a tenant's logical ids.
@@ -80,7 +81,7 @@ class IdentityChecks:
         s = sc.Scenario.build(native, docs)
         for tenant in ("acme/x", "acme/", "acme/x/y", "acme"):
             sc.expect_policy(s, PolicyFilter(sc.principal(tenant), sc.AS_OF, sc.active_for(docs)),
-                             f"tenant {tenant!r}")
+                             f"tenant {shown(tenant)}")
 
     def test_nul_characters_fail_closed(self, native: Adapter) -> None:
         """An identity holding U+0000 is malformed when stored and matches nothing when asked.

@@ -120,13 +120,20 @@ def describe(ids: Iterable[str], docs: Mapping[str, Mapping[str, Any]]) -> str:
     return "; ".join(f"{i}: {shown(dict(docs[i]))}" for i in sorted(ids) if i in docs) or "none"
 
 
-def mismatch(got: set[str], want: set[str], docs: Mapping[str, Mapping[str, Any]]) -> str:
-    """An assertion message naming the documents a native filter got wrong, with their metadata."""
+LEAK = "returned but NOT eligible (a leak)"
+MISSING = "eligible but NOT returned (missing)"
+HINTS = {LEAK: "the native filter admits what the policy rejects: compare the metadata with filterproof.policy",
+         MISSING: "the native filter rejects what the policy admits (an encoding that drops a valid value), or the "
+                  "search stopped before reaching it (a candidate pool, a page)"}
+
+
+def mismatch(got: set[str], want: set[str], docs: Mapping[str, Mapping[str, Any]], hint: bool = False) -> str:
+    """An assertion message naming the documents a native filter got wrong, with their metadata: which way
+    (a leak, or missing), and with ``hint`` what each way usually means."""
     parts = []
-    if got - want:
-        parts.append(f"returned but NOT eligible (a leak): {describe(got - want, docs)}")
-    if want - got:
-        parts.append(f"eligible but NOT returned: {describe(want - got, docs)}")
+    for way, ids in ((LEAK, got - want), (MISSING, want - got)):
+        if ids:
+            parts.append(f"{way}: {describe(ids, docs)}" + (f" [hint: {HINTS[way]}]" if hint else ""))
     return " | ".join(parts)
 
 
@@ -142,4 +149,4 @@ def asked(where: PolicyFilter) -> str:
 def expect_policy(s: Scenario, where: PolicyFilter, label: str) -> None:
     """The native filter returns exactly the policy's eligible set; else a message naming the documents."""
     got, want = s.native_ids(where), s.policy_ids(where)
-    assert got == want, f"{label} ({asked(where)}): {mismatch(got, want, s.docs)}"
+    assert got == want, f"{label} ({asked(where)}): {mismatch(got, want, s.docs, hint=True)}"

@@ -188,7 +188,7 @@ class Model:
             got = {h.id for h in adapter.search(QUERY, depth, where)}
             want = eligible_ids(self.docs.items(), where)
             if not (got <= want and len(got) >= len(want) * (1 - tolerance)):
-                return f"{sc.asked(where)}: {sc.mismatch(got, want, self.docs)}"
+                return f"{sc.asked(where)}: {sc.mismatch(got, want, self.docs, hint=True)}"
         return None
 
 

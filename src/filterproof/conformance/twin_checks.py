@@ -156,7 +156,8 @@ def date_world() -> TwinWorld:
 def report(failures: list[str], what: str) -> str:
     more = f"\n... and {len(failures) - SHOWN} more" if len(failures) > SHOWN else ""
     count = "1 answer differs" if len(failures) == 1 else f"{len(failures)} answers differ"
-    return f"{count} from the policy on {what}:\n" + "\n".join(failures[:SHOWN]) + more
+    hints = "".join(f"\nhint, {way}: {hint}" for way, hint in sc.HINTS.items() if any(way in f for f in failures))
+    return f"{count} from the policy on {what}:\n" + "\n".join(failures[:SHOWN]) + more + hints
 
 
 class TwinChecks:

@@ -35,9 +35,17 @@ Where each family occurs (public reports where they exist):
 Revisions are signed 64-bit integers; ``REVISION_TWINS`` are pairs that collide when
 a store keeps them narrower (32-bit columns wrap or saturate; JSON numbers in
 JavaScript and many drivers are float64, exact only to 2^53; float32 to 2^24) or as
-text (a key prefix). ``DATE_BOUNDARIES`` are the days where date encodings break
-(epoch day 0 and before, the 32-bit-seconds limits of 1901 and 2038, the 64-bit
-nanosecond limits of 1677 and 2262, leap days, the calendar's ends).
+text (a key prefix). Pinecone documents that every metadata number "gets converted to
+a 64 bit floating point"; epsilla-cloud/vectordb #57 returned a BIGINT key as a float
+(1157567399403462676 came back 1157567399403462912); spring-ai PRs #5360/#5361 stored
+Java ``Long`` metadata as strings in Qdrant to dodge JavaScript's 2^53, so ranges
+compared text; chroma PR #7548 truncated a float bound against integer metadata.
+
+``DATE_BOUNDARIES`` are the days where date encodings break (epoch day 0 and before,
+the 32-bit-seconds limits of 1901 and 2038, the 64-bit nanosecond limits of 1677 and
+2262, leap days, the calendar's ends). Reports: negative epoch timestamps that a
+parser refused (wakirin/Litepicker PR #62), timestamps compared as text whose digit
+count changed in 2001 (alnv/catalog-manager #391).
 """
 
 from __future__ import annotations
