@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 # share one hypothesis module with the plugin that pytest already loaded.
 import filterproof.conformance.suite  # noqa: F401
 from filterproof.cli import app
+from test_conformance_suite import SUITE_TESTS
 
 pytest_plugins = ["pytester"]
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -31,7 +32,7 @@ def _installed() -> None:
 def test_the_suite_passes_through_the_entry_point(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider", "--pyargs", "filterproof.conformance",
                                 "--backend", "sqlite-example", "--conformance-examples", "60")
-    result.assert_outcomes(passed=56)
+    result.assert_outcomes(passed=SUITE_TESTS)
 
 
 def test_the_backend_name_works_in_the_cli() -> None:
