@@ -15,6 +15,7 @@ from filterproof.conformance import scenarios as sc
 from filterproof.conformance import sequences as seq
 from filterproof.conformance.generative import chosen_seed, replay_hint
 from filterproof.conformance.plugin import example_count
+from filterproof.conformance.sequence_draws import drawn
 from filterproof.policy import PolicyFilter
 
 MIN_NONEMPTY = 0.1
@@ -55,7 +56,7 @@ def run_sequences(adapter: Adapter, sequences: int, seed: Any = None) -> Coverag
     rnd = random.Random(str(seed))
     for _ in range(sequences):
         model, ops = seq.Model(), []
-        failure = seq.play(adapter, model, seq.drawn(rnd, model, rnd.randint(MIN_STEPS, MAX_STEPS), ops))
+        failure = seq.play(adapter, model, drawn(rnd, model, rnd.randint(MIN_STEPS, MAX_STEPS), ops))
         if failure is not None:
             smallest, note = seq.shrink(adapter, ops, failure)
             raise AssertionError(f"{seq.script(smallest, len(ops), note)}\n{replay_hint(seed)}")

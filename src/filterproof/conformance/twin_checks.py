@@ -35,7 +35,6 @@ from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
 
 SHOWN = 8
 """Failing worlds listed in full in a message; the count of the others follows."""
-KEY_FIELDS = ("tenant", "logical_id")
 
 
 @dataclass
@@ -87,6 +86,18 @@ def key_maps(key: Callable[[str], tuple[str, str]], originals: list[str],
     }
 
 
+def placed(name: str, value: str, doc_id: str) -> dict[str, Any]:
+    """An otherwise eligible document holding ``value`` in the identity field ``name`` (a key field keeps the
+    document's logical id for the value itself)."""
+    if name == "tenant":
+        return sc.meta(tenant=value)
+    if name == "logical_id":
+        return sc.meta(logical_id=value)
+    if name == "group":
+        return sc.meta(logical_id=doc_id, groups=[value])
+    return sc.meta(logical_id=doc_id, status=value)
+
+
 def identity_world(name: str, family: str, entries: list[twins.Twin]) -> TwinWorld:
     """One family's twins of one identity field, each beside its original, all otherwise eligible."""
     values = list(dict.fromkeys([t.value for t in entries] + [t.twin for t in entries]))
@@ -97,12 +108,7 @@ def identity_world(name: str, family: str, entries: list[twins.Twin]) -> TwinWor
         what.setdefault(t.twin, str(t))
     what |= {v: f"the original {name} {twins.shown(v)}" for v in originals}
     ids = {v: f"{name[0]}{i}" for i, v in enumerate(values)}
-    place: dict[str, Callable[[str], dict[str, Any]]] = {
-        "tenant": lambda v: sc.meta(tenant=v), "logical_id": lambda v: sc.meta(logical_id=v),
-        "group": lambda v: sc.meta(logical_id=ids[v], groups=[v]), "status": lambda v: sc.meta(logical_id=ids[v],
-                                                                                                 status=v),
-    }
-    docs = {ids[v]: place[name](v) for v in values}
+    docs = {ids[v]: placed(name, v, ids[v]) for v in values}
     if name == "tenant":
         maps = key_maps(lambda v: (v, "doc"), originals, copies)
         principals = [sc.principal(v) for v in values]

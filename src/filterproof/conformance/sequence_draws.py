@@ -1,0 +1,126 @@
+"""Drawing lifecycle sequences against the model, so that short sequences already do what matters.
+
+Steps are drawn against the model's state: mostly on stored ids, on pairs the map or the
+documents (stored or deleted) hold, and at their revisions, so that a short sequence
+already replaces, re-upserts, restores, moves and removes what it holds, and most checks
+have something eligible. Plain ``random.Random`` (seeded), not hypothesis: the sequences
+are shrunk by replay (``sequences.shrink``), and uniform draws reach every kind of step
+in a few dozen sequences.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from filterproof.conformance import scenarios as sc
+from filterproof.conformance.sequences import (
+    FIELD_VALUES,
+    IDS,
+    LOGICAL_IDS,
+    REVISIONS,
+    TENANTS,
+    UNTILS,
+    Background,
+    Delete,
+    Model,
+    Operation,
+    SetRevision,
+    Update,
+    Upsert,
+)
+
+
+def metadata(rnd: random.Random, model: Model) -> dict[str, Any]:
+    """A document from the pools, usually keyed by a pair of the map at its revision; one time in four with
+    one field off the eligible path."""
+    if model.active and rnd.random() < 0.75:
+        (tenant, logical_id), revision = rnd.choice(sorted(model.active.items()))
+    else:
+        tenant, logical_id, revision = rnd.choice(TENANTS), rnd.choice(LOGICAL_IDS), rnd.choice(REVISIONS)
+    meta = sc.meta(tenant=tenant, logical_id=logical_id, revision=revision,
+                   groups=rnd.choice([["eng"], ["ops"], ["eng", "ops"]]), valid_until=rnd.choice(UNTILS))
+    if rnd.random() < 0.25:
+        name = rnd.choice(sorted(FIELD_VALUES))
+        value = rnd.choice(FIELD_VALUES[name])
+        meta = {k: v for k, v in meta.items() if k != name} | ({} if value is ... else {name: value})
+    return meta
+
+
+def some_id(rnd: random.Random, preferred: list[str], rest: tuple[str, ...]) -> str:
+    """One of ``preferred`` three times in four (when there are any), else any of ``rest``."""
+    return rnd.choice(sorted(preferred)) if preferred and rnd.random() < 0.75 else rnd.choice(rest)
+
+
+def pair_of(meta: Mapping[str, Any]) -> tuple[tuple[str, str], Any] | None:
+    tenant, logical_id = meta.get("tenant"), meta.get("logical_id")
+    if isinstance(tenant, str) and isinstance(logical_id, str):
+        return (tenant, logical_id), meta.get("revision")
+    return None
+
+
+def map_change(rnd: random.Random, model: Model) -> SetRevision:
+    """Mostly the pair of a document stored now or before (a deleted one's too: its pair may move while it is
+    gone), moved to its revision (it becomes current) or to another, or removed."""
+    held = sorted({p for m in (*model.docs.values(), *model.last_seen.values()) if (p := pair_of(m))}, key=repr)
+    if held and rnd.random() < 0.75:
+        (tenant, logical_id), own = rnd.choice(held)
+    else:
+        (tenant, logical_id), own = rnd.choice(sorted(model.active) or [("acme", "a")]), None
+    if rnd.random() < 0.3:
+        return SetRevision(tenant, logical_id, None)
+    choices = [own] * 3 + list(REVISIONS) if isinstance(own, int) and not isinstance(own, bool) else REVISIONS
+    return SetRevision(tenant, logical_id, rnd.choice(choices))
+
+
+def operations(rnd: random.Random, model: Model) -> tuple[Operation, ...]:
+    """The next step (or two), drawn against what the model holds now."""
+    stored = [i for i in model.docs if i in IDS]  # background documents are never touched
+    gone = [i for i in model.last_seen if i not in model.docs]
+    kind = rnd.choice(("upsert", "upsert", "update", "update", "update", "delete", "recycle", "recycle", "map", "map"))
+    if kind == "upsert":
+        doc_id = rnd.choice(gone) if gone and rnd.random() < 0.5 else rnd.choice(IDS)
+        # Half the time a deleted id comes back as it was (a restore): what a store derived from it (a flag)
+        # must be derived again, not skipped as "unchanged".
+        same = doc_id in gone and rnd.random() < 0.5
+        meta = dict(model.last_seen[doc_id]) if same else metadata(rnd, model)
+        return (Upsert(doc_id, meta, model.vectors.get(doc_id, 0) if same else rnd.randrange(8)),)
+    if kind == "update":
+        name = rnd.choice(sorted(FIELD_VALUES))
+        target = rnd.choice(gone) if gone and rnd.random() < 0.3 else some_id(rnd, stored, (*IDS, "ghost"))
+        return (Update(target, name, rnd.choice(FIELD_VALUES[name])),)
+    if kind == "delete":
+        return (Delete(tuple(dict.fromkeys(some_id(rnd, stored, (*IDS, "ghost")) for _ in range(rnd.randint(1, 2))))),)
+    if kind == "recycle" and stored:
+        return recycle(rnd, model, rnd.choice(sorted(stored)))
+    return (map_change(rnd, model),)
+
+
+def recycle(rnd: random.Random, model: Model, doc_id: str) -> tuple[Operation, ...]:
+    """Delete a document, maybe move its pair in the map while it is gone, and upsert it again: as it was (a
+    restore), or anew without valid_until. A store that revives what it deleted (a tombstone's metadata merged
+    in, a flag the map change skipped and the restore did not recompute) shows."""
+    before = model.docs[doc_id]
+    steps: list[Operation] = [Delete((doc_id,))]
+    if (found := pair_of(before)) and rnd.random() < 0.5:
+        (tenant, logical_id), own = found
+        steps.append(SetRevision(tenant, logical_id, rnd.choice([r for r in (*REVISIONS, None) if r != own])))
+    if rnd.random() < 0.5:
+        steps.append(Upsert(doc_id, dict(before), model.vectors[doc_id]))
+    else:
+        fresh = {k: v for k, v in metadata(rnd, model).items() if k != "valid_until"}
+        steps.append(Upsert(doc_id, fresh, rnd.randrange(8)))
+    return tuple(steps)
+
+
+def drawn(rnd: random.Random, model: Model, steps: int, into: list[Operation]) -> Iterator[Operation]:
+    """About ``steps`` operations, each drawn against the model as the previous ones left it (kept in ``into``);
+    half the sequences start on a store that holds background documents."""
+    if rnd.random() < 0.5:
+        into.append(Background(rnd.choice((6, 12, 24))))
+        yield into[-1]
+    for _ in range(steps):
+        for op in operations(rnd, model):
+            into.append(op)
+            yield op
