@@ -48,19 +48,20 @@ def test_every_lifecycle_defect_fails_with_a_script(defect: str, seed: int) -> N
 
 
 def test_a_failure_is_shrunk_to_the_steps_that_matter() -> None:
-    """Padding around the two steps that break a kept flag is dropped."""
+    """Padding around the two steps that break a kept flag (a document moved to a key the map lacks) is
+    dropped."""
     ops: list[seq.Operation] = [
         seq.Upsert("d1", meta(tenant="acme", logical_id="b", groups=["eng"]), 1),
         seq.Upsert("d0", meta(tenant="acme", logical_id="a", groups=["eng"]), 0),
         seq.Delete(("ghost",)),
-        seq.Update("d0", "revision", 2),
+        seq.Update("d0", "logical_id", "A"),
         seq.Upsert("d2", meta(tenant="Acme", logical_id="a", groups=["eng"]), 2),
     ]
     failure = seq.run(defects.FlagKeptOnUpdate(), ops)
     assert failure is not None
     smallest, note = seq.shrink(defects.FlagKeptOnUpdate(), ops, failure)
     assert note == "" and len(smallest.lines) == 2
-    assert smallest.lines[0].startswith("upsert([Record('d0'") and "# revision changed" in smallest.lines[1]
+    assert smallest.lines[0].startswith("upsert([Record('d0'") and "# logical_id changed" in smallest.lines[1]
 
 
 class SecondLifeOnly(ReferenceAdapter):

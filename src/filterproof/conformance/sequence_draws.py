@@ -30,6 +30,11 @@ from filterproof.conformance.sequences import (
     Update,
     Upsert,
 )
+from filterproof.policy import parse_date
+
+UPDATED_FIELDS = (*sorted(FIELD_VALUES), "revision", "tenant", "logical_id")
+"""The field one update changes: the key fields twice as often, since what a store derives from a document
+(a current-revision flag, an index entry by key) depends on them."""
 
 
 def metadata(rnd: random.Random, model: Model) -> dict[str, Any]:
@@ -62,16 +67,43 @@ def pair_of(meta: Mapping[str, Any]) -> tuple[tuple[str, str], Any] | None:
 
 def map_change(rnd: random.Random, model: Model) -> SetRevision:
     """Mostly the pair of a document stored now or before (a deleted one's too: its pair may move while it is
-    gone), moved to its revision (it becomes current) or to another, or removed."""
+    gone), moved across the map: a current document's pair removed or moved away, another's moved to its
+    revision (it becomes current); else any pair to any revision, or removed."""
     held = sorted({p for m in (*model.docs.values(), *model.last_seen.values()) if (p := pair_of(m))}, key=repr)
     if held and rnd.random() < 0.75:
         (tenant, logical_id), own = rnd.choice(held)
+        if model.active.get((tenant, logical_id)) == own:
+            others = [r for r in REVISIONS if r != own]
+            return SetRevision(tenant, logical_id, None if rnd.random() < 0.5 else rnd.choice(others))
+        if isinstance(own, int) and not isinstance(own, bool) and rnd.random() < 0.75:
+            return SetRevision(tenant, logical_id, own)
     else:
-        (tenant, logical_id), own = rnd.choice(sorted(model.active) or [("acme", "a")]), None
-    if rnd.random() < 0.3:
-        return SetRevision(tenant, logical_id, None)
-    choices = [own] * 3 + list(REVISIONS) if isinstance(own, int) and not isinstance(own, bool) else REVISIONS
-    return SetRevision(tenant, logical_id, rnd.choice(choices))
+        tenant, logical_id = rnd.choice(sorted(model.active) or [("acme", "a")])
+    return SetRevision(tenant, logical_id, None if rnd.random() < 0.3 else rnd.choice(REVISIONS))
+
+
+def expired(meta: Mapping[str, Any]) -> bool:
+    end = parse_date(meta.get("valid_until"))
+    return end is not None and end <= sc.AS_OF
+
+
+def current(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int]) -> bool:
+    found = pair_of(meta)
+    return found is not None and active.get(found[0]) == found[1]
+
+
+def update_value(rnd: random.Random, model: Model, doc_id: str, name: str) -> Any:
+    """A new value for one field; for a key field of a stored document, half the time one that moves it across
+    the map (from its current revision to none, or back), since that is when a flag derived from the old key
+    goes wrong."""
+    values = FIELD_VALUES[name]
+    meta = model.docs.get(doc_id)
+    if meta is not None and name in ("tenant", "logical_id", "revision") and rnd.random() < 0.5:
+        now = current(meta, model.active)
+        across = [v for v in values if v is not ... and current({**meta, name: v}, model.active) != now]
+        if across:
+            return rnd.choice(across)
+    return rnd.choice(values)
 
 
 def operations(rnd: random.Random, model: Model) -> tuple[Operation, ...]:
@@ -87,13 +119,15 @@ def operations(rnd: random.Random, model: Model) -> tuple[Operation, ...]:
         meta = dict(model.last_seen[doc_id]) if same else metadata(rnd, model)
         return (Upsert(doc_id, meta, model.vectors.get(doc_id, 0) if same else rnd.randrange(8)),)
     if kind == "update":
-        name = rnd.choice(sorted(FIELD_VALUES))
+        name = rnd.choice(UPDATED_FIELDS)
         target = rnd.choice(gone) if gone and rnd.random() < 0.3 else some_id(rnd, stored, (*IDS, "ghost"))
-        return (Update(target, name, rnd.choice(FIELD_VALUES[name])),)
+        return (Update(target, name, update_value(rnd, model, target, name)),)
     if kind == "delete":
         return (Delete(tuple(dict.fromkeys(some_id(rnd, stored, (*IDS, "ghost")) for _ in range(rnd.randint(1, 2))))),)
     if kind == "recycle" and stored:
-        return recycle(rnd, model, rnd.choice(sorted(stored)))
+        # Mostly a document that has expired, republished without an end date: what a store revives shows.
+        ended = [i for i in stored if expired(model.docs[i])]
+        return recycle(rnd, model, some_id(rnd, ended, tuple(sorted(stored))))
     return (map_change(rnd, model),)
 
 
@@ -108,9 +142,9 @@ def recycle(rnd: random.Random, model: Model, doc_id: str) -> tuple[Operation, .
         steps.append(SetRevision(tenant, logical_id, rnd.choice([r for r in (*REVISIONS, None) if r != own])))
     if rnd.random() < 0.5:
         steps.append(Upsert(doc_id, dict(before), model.vectors[doc_id]))
-    else:
-        fresh = {k: v for k, v in metadata(rnd, model).items() if k != "valid_until"}
-        steps.append(Upsert(doc_id, fresh, rnd.randrange(8)))
+    else:  # anew: the same document re-ingested, or another, either way without valid_until
+        base = before if rnd.random() < 0.5 else metadata(rnd, model)
+        steps.append(Upsert(doc_id, {k: v for k, v in base.items() if k != "valid_until"}, rnd.randrange(8)))
     return tuple(steps)
 
 

@@ -33,7 +33,7 @@ IDS = ("d0", "d1", "d2", "d3")
 TENANTS = ("acme", "Acme")
 LOGICAL_IDS = ("a", "b", "A")
 REVISIONS = (1, 2, 2**32 + 1)
-PRINCIPALS = (Principal("acme", ("eng",)), Principal("acme", ("ops",)), Principal("Acme", ("eng",)),
+PRINCIPALS = (Principal("acme", ("eng",)), Principal("acme", ("ops",)), Principal("Acme", ("eng", "ops")),
               Principal("acme", ("eng", "ops")))
 FIELD_VALUES: dict[str, tuple[Any, ...]] = {
     "tenant": (*TENANTS, "acme/a", 3),

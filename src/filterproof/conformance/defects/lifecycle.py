@@ -72,14 +72,18 @@ class StoredFlags(ReferenceAdapter):
 
 
 class FlagKeptOnUpdate(StoredFlags):
-    """``update_metadata`` writes the new fields but keeps the document's old current-revision flag: a document
-    whose own revision, tenant or logical id changed stays flagged as it was."""
+    """``update_metadata`` recomputes the current-revision flag only when the revision changed: a document moved
+    to another tenant or logical id keeps the flag its old key gave it."""
 
     name = "defect-flag-kept-on-update"
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
-        if id in self._row:
-            ReferenceAdapter.update_metadata(self, id, metadata)
+        if id not in self._row:
+            return
+        before = self._metadata[self._row[id]].get("revision")
+        ReferenceAdapter.update_metadata(self, id, metadata)
+        if metadata.get("revision") != before:
+            self._flags[id] = self.flag(metadata)
 
 
 class FlagKeptWhenPairLeaves(StoredFlags):
