@@ -193,6 +193,8 @@ def test_inline_and_npy_carry_the_same_vectors_as_unit_float32_rows(tmp_path: Pa
     carried = load_fixture(inline).vectors
     assert carried is not None and from_npy.vectors is not None and carried.origin == "inline"
     assert from_npy.vectors.origin == "docs.npy, queries.npy"
+    checked = runner.invoke(app, ["check", str(inline)])
+    assert checked.exit_code == 0 and "6 documents, 5 cases, 0 malformed, vectors 12-d (inline)" in checked.output
     assert carried.documents.dtype == np.float32 and np.allclose(np.linalg.norm(carried.documents, axis=1), 1)
     np.testing.assert_allclose(carried.documents, docs / np.linalg.norm(docs, axis=1, keepdims=True), rtol=1e-6)
     np.testing.assert_allclose(from_npy.vectors.queries, carried.queries, rtol=1e-6)
