@@ -129,3 +129,30 @@ class SvdSpace:
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.transform(texts)  # a query is reduced as any text outside the fit
+
+
+def real_numbers(array: np.ndarray) -> bool:
+    """Whether an array holds real numbers (floats or integers; not booleans, complex numbers, text or objects)."""
+    return array.dtype.kind in "fiu"
+
+
+def first_bad_row(matrix: np.ndarray) -> tuple[int, str] | None:
+    """The first row that is no usable direction, and why: a value that is not finite, or every value zero."""
+    finite = np.isfinite(matrix).all(axis=1)
+    if not finite.all():
+        return int(np.argmin(finite)), "holds a value that is not finite (NaN or infinity)"
+    zero = ~np.asarray(matrix).any(axis=1)
+    if zero.any():
+        return int(np.argmax(zero)), "is all zeros (a vector with no direction has no cosine with anything)"
+    return None
+
+
+def unit_float32(matrix: np.ndarray) -> np.ndarray:
+    """Rows given from outside (finite, none all zeros: ``first_bad_row``) as float32 unit rows.
+
+    Each row is divided by its largest magnitude first, so that no square overflows;
+    cosine ignores a row's length, so every backend ranks these as it would the rows given.
+    """
+    rows = np.asarray(matrix, dtype=np.float64)
+    rows = rows / np.abs(rows).max(axis=1, keepdims=True)
+    return unit_rows(rows).astype(np.float32)

@@ -1,8 +1,10 @@
 """Prepare a fixture: shared vectors, and for every case what is true whatever the backend.
 
 ``prepare`` is the first step of every run (``compare``, ``sweep``, the conformance
-suite): it fits the embedding (on every document, or on a seeded sample of a large
-corpus), embeds every document once (every backend indexes exactly these vectors),
+suite): it takes the vectors ``embedders.choose`` picks (the fixture's own, a user's
+embedding function, or filterproof's TF-IDF or SVD fitted on every document or on a
+seeded sample of a large corpus), embeds every document once (every backend indexes
+exactly these vectors),
 and computes every case's eligibility and exact filtered ranking in one pass over
 the documents in chunks (``groundtruth``), with ties broken by fixture order as
 ``strategies.ranked_search`` breaks them. Backends are judged against these truths,
@@ -25,8 +27,12 @@ from typing import Literal
 
 import numpy as np
 
-from filterproof.chunks import chunks, texts_of
-from filterproof.embedding import Embedding, SvdSpace, TfidfSpace
+from filterproof.chunks import chunks
+from filterproof.embedders import Request, VectorRequest, choose
+from filterproof.embedders import embed as embed  # re-exported: where they lived before embedders
+from filterproof.embedders import fit_rows as fit_rows
+from filterproof.embedders import sampled as sampled
+from filterproof.embedding import Embedding
 from filterproof.fixtures import Case, Fixture
 from filterproof.groundtruth import Eligible, GroundTruth, exact_scores
 from filterproof.policy import PolicyFilter
@@ -34,6 +40,7 @@ from filterproof.strategies import TIE_DIGITS
 from filterproof.vectors import VectorFile
 
 EmbeddingKind = Literal["tfidf", "svd"]
+"""filterproof's own embeddings; ``Prepared.embedding_kind`` also says ``fixture`` or ``embedding:module:callable``."""
 DEFAULT_SVD_DIM = 128
 DEFAULT_FIT_SAMPLE = 100_000
 """Documents the embedding is fitted on (a seeded sample of larger corpora; 0: all of them).
@@ -58,27 +65,6 @@ def _no_progress(phase: str, done: int, total: int) -> None:
 def chunk_rows(dim: int) -> int:
     """Rows per chunk for vectors of ``dim``: CHUNK_BYTES of float64, a multiple of 8 (the eligible bits' bytes)."""
     return max(8, CHUNK_BYTES // (8 * max(dim, 1)) // 8 * 8)
-
-
-def sampled(n: int, sample: int) -> bool:
-    """Whether the embedding of ``n`` documents is fitted on a sample of ``sample`` of them (else on all)."""
-    return 0 < sample < n
-
-
-def fit_rows(n: int, sample: int, seed: int = 0) -> np.ndarray | None:
-    """The rows the embedding is fitted on, sorted: a seeded sample of ``sample`` rows; None for all rows."""
-    if not sampled(n, sample):
-        return None
-    return np.sort(np.random.default_rng(seed).choice(n, size=sample, replace=False))
-
-
-def embed(fixture: Fixture, kind: EmbeddingKind = "tfidf", dim: int = DEFAULT_SVD_DIM, seed: int = 0,
-          sample: int = 0) -> Embedding:
-    """Exact TF-IDF (one dimension per term: exact seed scores) or TF-IDF + TruncatedSVD (dense, ``dim``),
-    fitted on every document, or on a seeded sample of ``sample`` documents when there are more."""
-    rows = fit_rows(len(fixture.documents), sample, seed)
-    texts = texts_of(fixture, range(len(fixture.documents)) if rows is None else rows.tolist())
-    return TfidfSpace(texts) if kind == "tfidf" else SvdSpace(texts, dim=dim, seed=seed)
 
 
 @dataclass
@@ -121,7 +107,8 @@ class Prepared:
     """Float32 rows, in memory or a ``vectors.VectorFile`` (read by slices and rows like an array)."""
     query_vectors: np.ndarray
     truths: list[CaseTruth]
-    embedding_kind: EmbeddingKind = "tfidf"
+    embedding_kind: str = "tfidf"
+    """Which vectors: ``tfidf``, ``svd``, ``fixture`` (its own) or ``embedding:<module>:<callable>``."""
     timings: dict[str, float] = field(default_factory=dict)
     malformed: dict[str, str] = field(default_factory=dict)
     """Document id -> why it can never be eligible (``Fixture.malformed``), found by the same pass."""
@@ -151,30 +138,28 @@ def nearest_level(fraction: float, grid: Sequence[float] = LEVEL_GRID) -> float:
     return min(grid, key=lambda g: abs(np.log10(max(fraction, 1e-9)) - np.log10(g)))
 
 
-def prepare(fixture: Fixture, depth: int = 10, embedding: EmbeddingKind | Embedding = "tfidf",
+def prepare(fixture: Fixture, depth: int = 10, embedding: Request | VectorRequest = None,
             dim: int = DEFAULT_SVD_DIM, levels: Sequence[float] | None = None,
             progress: Progress = _no_progress, fit_sample: int = DEFAULT_FIT_SAMPLE,
             vectors_on_disk: bool = False, vectors_dir: str | Path | None = None) -> Prepared:
     """Embed the fixture, compile every case's eligibility, and compute the exact filtered rankings.
 
     ``depth`` is how deep the exact rankings go (the largest K); ``levels`` gives each
-    case's requested selectivity (generated corpora), else it is measured. The
-    embedding is fitted on every document, or on a seeded sample of ``fit_sample``
-    documents when there are more (0: always every document); a given ``Embedding``
-    is used as it is, fitted on every document. ``vectors_on_disk``: the documents'
-    vectors go to a temporary file (``vectors.VectorFile``, in ``vectors_dir``)
-    instead of memory.
+    case's requested selectivity (generated corpora), else it is measured.
+    ``embedding`` says which vectors (``embedders``; None: the fixture's own, else
+    TF-IDF). TF-IDF and SVD are fitted on every document, or on a seeded sample of
+    ``fit_sample`` documents when there are more (0: always every document); a given
+    ``Embedding`` is used as it is. ``vectors_on_disk``: the documents' vectors go to a
+    temporary file (``vectors.VectorFile``, in ``vectors_dir``) instead of memory.
     """
     timings: dict[str, float] = {}
     n = len(fixture.documents)
     start = time.perf_counter()
-    kind: EmbeddingKind = embedding if isinstance(embedding, str) else "tfidf"
-    sample = fit_sample if isinstance(embedding, str) else 0
-    on_sample = sampled(n, sample)
-    space = embed(fixture, embedding, dim, sample=sample) if isinstance(embedding, str) else embedding
-    queries = space.queries([c.query for c in fixture.cases])
-    # Fitted on every document, the fit's own vectors are the documents' (as always); else embed chunk by chunk.
-    fitted = None if on_sample else space.documents()
+    choice = choose(fixture, embedding, dim, fit_sample)
+    space = choice.space
+    queries = space.queries([c.query for c in fixture.cases])  # first: a user's function tells its dimension
+    # The fit's own vectors are the documents' (as always), or the fixture's; else embed chunk by chunk.
+    fitted = None if choice.streamed else space.documents()
     doc_vectors: np.ndarray | VectorFile
     if vectors_on_disk:
         doc_vectors = VectorFile(n, space.dim, vectors_dir)
@@ -205,8 +190,8 @@ def prepare(fixture: Fixture, depth: int = 10, embedding: EmbeddingKind | Embedd
         clock = time.perf_counter()
     timings.update(spent)
     truths = [case_truth(fixture, i, case, truth, levels) for i, case in enumerate(fixture.cases)]
-    return Prepared(fixture, space, doc_vectors, queries, truths, kind, timings, truth.malformed,  # type: ignore[arg-type]
-                    sample if on_sample else None)
+    return Prepared(fixture, space, doc_vectors, queries, truths, choice.label, timings, truth.malformed,
+                    choice.fit_sample)
 
 
 def case_truth(fixture: Fixture, i: int, case: Case, truth: GroundTruth, levels: Sequence[float] | None) -> CaseTruth:

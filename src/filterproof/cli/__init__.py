@@ -34,14 +34,16 @@ register_matrix(app)
 
 @app.command()
 def check(fixtures: Annotated[list[Path], typer.Argument(help="Fixtures to validate.")]) -> None:
-    """Load fixtures and list malformed documents, without running any backend."""
+    """Load fixtures (their own vectors too) and list malformed documents, without running any backend."""
     from filterproof.fixtures import load_fixture
 
     for path in fixtures:
         with usage_errors():
             fx = load_fixture(path)
         malformed = fx.malformed()
-        console.print(Text(f"{path}: {len(fx.documents)} documents, {len(fx.cases)} cases, {len(malformed)} malformed"))
+        carried = f", vectors {fx.vectors.dim}-d ({fx.vectors.origin})" if fx.vectors is not None else ""
+        console.print(Text(f"{path}: {len(fx.documents)} documents, {len(fx.cases)} cases, {len(malformed)} malformed"
+                           + carried))
         for doc_id, why in malformed.items():
             console.print(Text(f"  {doc_id}: {why}"))
 

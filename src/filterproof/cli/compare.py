@@ -35,6 +35,10 @@ DEFAULT_BACKENDS = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lance
 """The embedded backends, run when no --backend is given; one whose extra is not installed is left out
 with a notice (asked for by name, it is an error)."""
 
+EMBEDDING_HELP = ("Vectors: by default the fixture's own when it carries them, else tfidf. module:callable: your "
+                  "function that embeds a list of texts (see docs/guides/your-own-vectors.md); tfidf, svd or fixture "
+                  "to insist on one.")
+
 Backends = Annotated[list[str] | None, typer.Option(
     "--backend", "-b", help="name or name:key=value,... (options of that backend; see `filterproof backends`); "
                             "repeat for several, the same name with other options too. Default: the embedded ones.")]
@@ -47,6 +51,7 @@ def compare_command(
     candidates: Annotated[str, typer.Option(help="post_filter depths, comma separated: N (at least N, at least K) "
                                                  "or NK (N x K).")] = "1",
     min_score: Annotated[float | None, typer.Option(help="Top-1 score threshold; overrides the fixture's.")] = None,
+    embedding: Annotated[str | None, typer.Option(help=EMBEDDING_HELP)] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON to this file.")] = None,
     html_out: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML report.")] = None,
     show_cases: Annotated[
@@ -57,8 +62,9 @@ def compare_command(
 ) -> None:
     """Run fixtures through backends under rank_only, post_filter and pre_filter, and compare with the reference."""
     from filterproof.adapters import BackendSpec, parse_specs, resolve
+    from filterproof.embedders import request_of
     from filterproof.fixtures import load_fixture
-    from filterproof.report import Results, fixture_info, settings_info, write
+    from filterproof.report import Results, fixture_info, settings_info, vectors_of, write
     from filterproof.report.console import render_compare
     from filterproof.runner import Settings
     from filterproof.strategies import CandidateDepth
@@ -72,14 +78,15 @@ def compare_command(
         if not any(spec.name == "reference" and not spec.options for spec in specs):
             specs.insert(0, BackendSpec("reference"))  # the oracle every backend is compared with
         resolved = [resolve(spec) for spec in specs]
+        request = request_of(embedding)  # a module:callable is imported now, before any work
     writable(json_out, "--json")
     writable(html_out, "--html")
     prepared = []
     with usage_errors():
         for path in fixtures:
-            prepared.append(prepare(load_fixture(path), depth=settings.kmax))
+            prepared.append(prepare(load_fixture(path), depth=settings.kmax, embedding=request))
     unique_names(prepared)
-    results = Results("compare", settings_info(settings, [r.label for r in resolved], "tfidf", None))
+    results = Results("compare", settings_info(settings, [r.label for r in resolved], vectors_of(prepared), None))
     results.fixtures = [fixture_info(p) for p in prepared]
     run_all(prepared, resolved, settings, results, by_level=False)
     explicit = bool(backend)

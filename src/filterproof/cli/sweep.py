@@ -121,8 +121,10 @@ def sweep_command(
     tenants: Tenants = 8, tenant_skew: Skew = 2.5, malformed: Malformed = 0.001,
     k: Annotated[str, typer.Option("--k", help="Cut-offs K, comma separated.")] = "1,10",
     candidates: Annotated[str, typer.Option(help="post_filter candidate depths C (N or NK).")] = "1K,2K,10K,100K",
-    embedding: Annotated[Literal["svd", "tfidf"], typer.Option(
-        help="Shared vectors: TF-IDF + TruncatedSVD (dense, --dim) or exact TF-IDF (as compare).")] = "svd",
+    embedding: Annotated[str | None, typer.Option(
+        help="Shared vectors: svd (TF-IDF + TruncatedSVD, dense, --dim; the default unless the fixture carries its "
+             "own), tfidf (exact, as compare), fixture (its own), or module:callable (your function that embeds a "
+             "list of texts; see docs/guides/your-own-vectors.md).")] = None,
     dim: Annotated[int, typer.Option(min=2, max=4096, help="Dense dimension of the svd embedding.")] = 128,
     batch: Annotated[int, typer.Option(min=1, help="Queries per batched call.")] = 64,
     latency_samples: Annotated[int, typer.Option(min=0, help="Single-query timings per level and strategy.")] = 10,
@@ -153,6 +155,7 @@ def sweep_command(
     )
 
     from filterproof.adapters import parse_specs, resolve
+    from filterproof.embedders import request_of
     from filterproof.report import Results, fixture_info, load, settings_info, write
     from filterproof.report.levels import render_sweep
     from filterproof.runner import Settings
@@ -174,6 +177,7 @@ def sweep_command(
         settings = Settings(ks=positive_ints(k, "--k"), depths=depths, min_score=finite(min_score, "--min-score"),
                             batch=batch, upsert_batch=2048, latency_samples=latency_samples)
         resolved = [resolve(spec) for spec in parse_specs(backend or DEFAULT_SWEEP_BACKENDS)]
+        request = request_of(embedding)  # a module:callable is imported now, before any work
     gen = None if fixture else generator_config(docs, seed, selectivity, cases_per_level, tenants, tenant_skew,
                                                 malformed)
     started = time.perf_counter()
@@ -182,12 +186,12 @@ def sweep_command(
     with Progress(*columns, console=errors, transient=False) as progress, _bars_erased_on_error(progress):
         ticker = Ticker(progress, {})
         on_disk = (vectors == "disk", vectors_dir)
-        prepared, generated, timings = _prepared(fixture, gen, settings, embedding, dim, fit_sample, on_disk, ticker)
+        prepared, generated, timings = _prepared(fixture, gen, settings, request, dim, fit_sample, on_disk, ticker)
         n = len(prepared.truths)
         ticker.totals = {"ingest": len(prepared.fixture.documents), "build": 1, "queries": 2 * n,
                          "latency": len(prepared.levels) * (len(depths) + 2) * min(
                              latency_samples, max(v["cases"] for v in fixture_info(prepared)["levels"].values()))}
-        results = Results("sweep", settings_info(settings, [r.label for r in resolved], embedding,
+        results = Results("sweep", settings_info(settings, [r.label for r in resolved], prepared.embedding_kind,
                                                  prepared.dim))
         results.fixtures = [fixture_info(prepared, generated)]
         run_all([prepared], resolved, settings, results, by_level=True, tick=ticker)
@@ -220,9 +224,10 @@ def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: i
     """Load or generate the fixture, then embed it and compute the truths (with progress bars)."""
     from dataclasses import asdict
 
+    from filterproof.embedders import resolved
     from filterproof.fixtures import load_fixture
     from filterproof.scale.generator import generate
-    from filterproof.truth import prepare, sampled
+    from filterproof.truth import prepare
 
     timings: dict[str, float] = {}
     start = time.perf_counter()
@@ -234,15 +239,27 @@ def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: i
             corpus = None
         fixture = corpus.fixture if corpus else load_fixture(path)  # type: ignore[arg-type]
     timings["generate_s"] = time.perf_counter() - start
-    n = len(fixture.documents)
-    sample = f"a sample of {fit_sample:,}" if sampled(n, fit_sample) else "every document"
-    errors.print(f"corpus: {n} documents, {len(fixture.cases)} cases ({timings['generate_s']:.1f} s); "
-                 f"embedding ({embedding}) fitted on {sample} ...")
+    with usage_errors():  # the sweep's default is svd, unless the fixture carries its own vectors
+        embedding = resolved(fixture, embedding, fallback="svd")
+    errors.print(f"corpus: {len(fixture.documents)} documents, {len(fixture.cases)} cases "
+                 f"({timings['generate_s']:.1f} s); {_vectors_line(embedding, fixture, fit_sample)} ...")
     with usage_errors():
         prepared = prepare(fixture, depth=settings.kmax, embedding=embedding, dim=dim,
                            levels=corpus.levels if corpus else None, progress=ticker.phase, fit_sample=fit_sample,
                            vectors_on_disk=on_disk[0], vectors_dir=on_disk[1])
     return prepared, asdict(gen) if gen else None, timings
+
+
+def _vectors_line(request: Any, fixture: Any, fit_sample: int) -> str:
+    """What the sweep embeds with, before it starts: ``embedding (svd) fitted on every document``."""
+    from filterproof.truth import sampled
+
+    if request.kind == "fixture":
+        return "vectors: the fixture's own"
+    if request.kind not in ("tfidf", "svd"):
+        return f"embedding ({request.label.removeprefix('embedding:')}) on every document"
+    sample = f"a sample of {fit_sample:,}" if sampled(len(fixture.documents), fit_sample) else "every document"
+    return f"embedding ({request.label}) fitted on {sample}"
 
 
 def _figures(results: Any, out: Path, plots: bool) -> None:

@@ -5,9 +5,10 @@
 
     {"schema": "filterproof/2", "filterproof": "<version>", "command": "compare" | "sweep",
      "complete": true,                       # false: interrupted, or a backend failed
-     "settings": {"ks", "candidates", "min_score", "embedding", "dim", "batch", "latency_samples", "backends"},
+     "settings": {"ks", "candidates", "min_score", "embedding", "vectors", "dim", "batch", "latency_samples",
+                  "backends"},
      "fixtures": [{"name", "path", "sha256", "documents", "cases", "malformed": {id: why}, "min_score",
-                   "generator", "levels": {"<level>": {"cases", "measured"}}, "embedding", "dim",
+                   "generator", "levels": {"<level>": {"cases", "measured"}}, "embedding", "vectors", "dim",
                    "fit_sample" (documents the embedding was fitted on; null: all), "timings"}],
      "backends": [{"label", "backend", "fixture", "options", "status", "reason", "capabilities", "timings"}],
      "summary":  [{"fixture", "backend", "strategy", "candidates", "level", "k", "cases", "correct",
@@ -22,7 +23,11 @@
      "problems": [{"fixture", "backend", "kind", "detail"}],
      "timings": {...}, "machine": {...}}
 
-A ``summary`` row with ``level`` null averages all the fixture's cases; sweeps add one
+``vectors`` says which vectors every backend indexed: ``tfidf`` or ``svd``
+(filterproof's), ``fixture`` (the fixture's own) or ``embedding:<module>:<callable>``
+(a user's function); ``embedding`` holds the same value (it said ``tfidf`` or ``svd``
+before the others existed). In ``settings`` it is the fixtures' values, comma separated
+when they differ. A ``summary`` row with ``level`` null averages all the fixture's cases; sweeps add one
 row per selectivity level. ``backend`` is the spec's label (``qdrant-edge:exact=true``),
 so one backend run twice with different options stays apart. Schema 1 (``compare``)
 and ``filterproof-sweep/1`` (``sweep``) are replaced by this one; see the README.
@@ -57,14 +62,19 @@ def fixture_info(prepared: Prepared, generator: dict[str, Any] | None = None) ->
     return {"name": fx.name, "path": str(fx.path), "sha256": fx.sha256, "documents": len(fx.documents),
             "cases": len(fx.cases), "malformed": prepared.malformed, "min_score": fx.min_score,
             "description": fx.description, "generator": generator, "levels": levels,
-            "embedding": prepared.embedding_kind, "dim": prepared.dim, "fit_sample": prepared.fit_sample,
-            "timings": prepared.timings}
+            "embedding": prepared.embedding_kind, "vectors": prepared.embedding_kind, "dim": prepared.dim,
+            "fit_sample": prepared.fit_sample, "timings": prepared.timings}
+
+
+def vectors_of(prepared: list[Prepared]) -> str:
+    """The vectors of a run's fixtures, for ``settings``: one value, or the distinct values comma separated."""
+    return ",".join(dict.fromkeys(p.embedding_kind for p in prepared))
 
 
 def settings_info(settings: Settings, labels: list[str], embedding: str, dim: int | None) -> dict[str, Any]:
     return {"ks": list(settings.ks), "candidates": [str(d) for d in settings.depths], "min_score": settings.min_score,
-            "embedding": embedding, "dim": dim, "batch": settings.batch, "latency_samples": settings.latency_samples,
-            "backends": labels}
+            "embedding": embedding, "vectors": embedding, "dim": dim, "batch": settings.batch,
+            "latency_samples": settings.latency_samples, "backends": labels}
 
 
 @dataclass

@@ -45,11 +45,17 @@ def overall(results: Results, fixture: str, backend: str, k: int) -> dict[str, d
             if r["fixture"] == fixture and r["backend"] == backend and r["level"] is None and r["k"] == k}
 
 
+def vectors_note(info: dict[str, Any]) -> str:
+    """``, vectors fixture (384-d)`` when the vectors are not filterproof's TF-IDF (the default: nothing)."""
+    vectors = info.get("vectors", "tfidf")
+    return "" if vectors == "tfidf" else f", vectors {vectors} ({info['dim']}-d)"
+
+
 def fixture_header(console: Console, results: Results, info: dict[str, Any]) -> None:
     console.rule(Text.assemble((info["name"], "bold"), f"  {info['path']}"))
     depths = ", ".join(results.settings["candidates"])
     console.print(Text(f"{info['documents']} documents ({len(info['malformed'])} malformed), {info['cases']} cases, "
-                       f"post_filter candidates {depths}, sha256 {info['sha256'][:12]}"))
+                       f"post_filter candidates {depths}, sha256 {info['sha256'][:12]}{vectors_note(info)}"))
     for doc_id, why in info["malformed"].items():
         console.print(Text.assemble("  malformed ", (doc_id, "yellow"), f": {why} (never eligible)"))
 

@@ -79,7 +79,7 @@ def compare_body(results: Results) -> list[str]:
         fixture = info["name"]
         parts.append(f"<h2>{html.escape(fixture)}</h2><p>{info['documents']} documents "
                      f"({len(info['malformed'])} malformed), {info['cases']} cases; <code>{html.escape(info['path'])}"
-                     f"</code>, sha256 {info['sha256'][:12]}</p>")
+                     f"</code>, sha256 {info['sha256'][:12]}{html.escape(con.vectors_note(info))}</p>")
         parts += [_line(t) for t in con.status_lines(results, fixture)]
         labels = results.labels(fixture)
         if not labels:
