@@ -101,6 +101,20 @@ POINTERS = [
      "(d0-3 is an empty window (until = from = 0001-01-01)"),
     ("SentinelOpenEnd", "encodings", "test_date_boundaries_of_encodings",
      "tenant 'acme' groups ('engineering',) as of 9999-12-31: eligible but NOT returned (missing): d0-0: "),
+    ("HashedGroups", "identity_twins", "test_identity_twins?group?",
+     f"[group hash, every key in the map] tenant 'acme' groups ('plumless',) as of 2026-09-08: {LEAK}: "
+     "g4: {'tenant': 'acme', 'logical_id': 'g4', 'revision': 1, 'status': 'active', 'groups': ['buckeroo']"),
+    ("QuotedNamesAsColumns", "identity_twins", "test_identity_twins?tenant?",
+     f"[tenant field and column names, every key in the map] tenant 'tenant' groups ('engineering',) as of "
+     f"2026-09-08: {LEAK}: t0: "),
+    ("JoinedMapKeys", "identity_twins", "test_identity_twins?logical_id?",
+     "[logical_id composite keys, only the logical ids holding the separator] tenant 'acme:x' groups "
+     f"('engineering',) as of 2026-09-08: {LEAK}: c1b: "),
+    ("FirstWriteWidth", "identity_twins", "test_identity_twins?tenant?",
+     "eligible but NOT returned (missing): t6: {'tenant': 'KIO\\u0308SK-STRASSE-FIN'"),
+    ("StrptimeDates", "encodings", "test_date_boundaries_of_encodings",
+     f"{LEAK}: x13-from: {{'tenant': 'acme', 'logical_id': 'x13-from', 'revision': 1, 'status': 'active', "
+     "'groups': ['engineering'], 'valid_from': ' 2026-08-09'}"),
     # The generated sequences.
     ("FlagKeptOnUpdate", "generated_sequences", "test_generated_sequences_of_operations",
      "adapter.update_metadata('d"),

@@ -73,11 +73,8 @@ def near_miss_classes(name: str) -> dict[str, tuple[str, ...]]:
 
 
 def spellings(day: str) -> tuple[str, ...]:
-    """The same calendar day in spellings Python's parsers take and the policy rejects."""
-    d = date.fromisoformat(day)
-    iso_year, week, weekday = d.isocalendar()
-    return (d.strftime("%Y%m%d"), f"{iso_year}-W{week:02d}-{weekday}", f"{d.year}-{d.timetuple().tm_yday:03d}",
-            f"{day}T00:00:00Z", f"{day}T00:00:00+14:00")
+    """The same calendar day in spellings lenient parsers take and the policy rejects (``twins.DATE_SPELLINGS``)."""
+    return tuple(twins.spellings(date.fromisoformat(day)).values())
 
 
 def malformed_changes(meta: dict[str, Any]) -> dict[str, tuple[Change, ...]]:

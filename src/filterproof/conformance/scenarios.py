@@ -73,7 +73,9 @@ class Scenario:
 
     @classmethod
     def build(cls, adapter: Adapter, docs: Mapping[str, Mapping[str, Any]],
-              texts: Mapping[str, str] | None = None) -> Scenario:
+              texts: Mapping[str, str] | None = None, batches: Sequence[Sequence[str]] | None = None) -> Scenario:
+        """Index ``docs`` in one upsert, or in ``batches`` of ids, in that order (a store that sizes a column or
+        builds a dictionary from its first write shows)."""
         texts = dict(texts or {})
         ids = list(docs)
         bodies = [texts.get(i, f"{QUERY} {i.replace('-', ' ')}") for i in ids]
@@ -83,7 +85,8 @@ class Scenario:
                        {i: n for n, i in enumerate(ids)})
         adapter.reset(space.dim)
         scenario.sync(active_for(scenario.docs))
-        adapter.upsert([Record(i, vectors[i], scenario.docs[i]) for i in ids])
+        for batch in batches or [ids]:
+            adapter.upsert([Record(i, vectors[i], scenario.docs[i]) for i in batch])
         return scenario
 
     def publish(self, doc_id: str, metadata: Mapping[str, Any], text: str | None = None) -> None:

@@ -155,3 +155,25 @@ class SentinelOpenEnd(DayNumbers):
 
     def end(self, raw: object) -> int | None:
         return super().end(raw if raw is not None else "9999-12-31")
+
+
+class StrptimeDates(RowPredicate):
+    """Parses dates with ``datetime.strptime(value.strip(), "%Y-%m-%d")``, which takes ``2026-9-8`` and
+    surrounding whitespace (the policy: only ``YYYY-MM-DD``)."""
+
+    name = "defect-strptime-dates"
+
+    @staticmethod
+    def parse(value: object) -> date | None:
+        if not isinstance(value, str):
+            return None
+        try:
+            return datetime.strptime(value.strip(), "%Y-%m-%d").date()
+        except ValueError:
+            return None
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        start, raw_end = self.parse(meta.get("valid_from")), meta.get("valid_until")
+        end = None if raw_end is None else self.parse(raw_end)
+        window = start is not None and (raw_end is None or end is not None)
+        return judged(meta, where, window and start <= where.as_of and (end is None or where.as_of < end))  # type: ignore[operator]

@@ -9,9 +9,12 @@ or groups.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+import zlib
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from filterproof.adapters.base import Record
+from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.conformance.defects.clauses import RowPredicate
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible
 
@@ -172,3 +175,90 @@ class TenantByKeyPrefix(RowPredicate):
         if not f"{tenant}/{logical_id}".startswith(where.principal.tenant + "/"):
             return False
         return is_eligible(meta, PolicyFilter(Principal(tenant, where.principal.groups), where.as_of, where.active))
+
+
+class HashedGroups(RowPredicate):
+    """Indexes groups by their CRC-32 and never compares the names (a bitmap per hashed tag): ``plumless`` and
+    ``buckeroo`` are one group."""
+
+    name = "defect-hashed-groups"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        asked = {zlib.crc32(g.encode()) for g in where.principal.groups if isinstance(g, str)}
+        groups = meta.get("groups")
+        stored = [g for g in groups if isinstance(g, str)] if isinstance(groups, list) else []
+        shared = [g for g in stored if zlib.crc32(g.encode()) in asked]
+        if not shared:
+            return False
+        return is_eligible(meta, PolicyFilter(Principal(where.principal.tenant, (shared[0],)), where.as_of,
+                                              where.active))
+
+
+COLUMNS = ("tenant", "logical_id", "revision", "status", "groups", "valid_from", "valid_until", "id")
+
+
+class QuotedNamesAsColumns(RowPredicate):
+    """Pastes asked values into SQL in double quotes, which SQLite reads as a column name when one exists: a
+    principal whose group or tenant is spelled like a column compares that column with itself (always true)."""
+
+    name = "defect-quoted-names-as-columns"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        tenant = meta.get("tenant") if where.principal.tenant in COLUMNS else where.principal.tenant
+        groups = meta.get("groups") if any(g in COLUMNS for g in where.principal.groups) else None
+        asked = tuple(groups) if isinstance(groups, list) and all(isinstance(g, str) for g in groups) \
+            else where.principal.groups
+        if not isinstance(tenant, str):
+            return False
+        return is_eligible(meta, PolicyFilter(Principal(tenant, asked), where.as_of, where.active))
+
+
+class JoinedMapKeys(RowPredicate):
+    """Keeps the active map as ``{tenant}:{logical_id}`` strings: (``acme``, ``x:y``) and (``acme:x``, ``y``) are
+    one key, so a document borrows the other pair's revision."""
+
+    name = "defect-joined-map-keys"
+
+    _joined: tuple[ActiveRevisions, dict[str, int]] | None = None
+
+    def joined(self, active: ActiveRevisions) -> dict[str, int]:
+        """The map as joined strings, built once per map (the last key written wins, as in a dict)."""
+        if self._joined is None or self._joined[0] is not active:
+            self._joined = (active, {f"{t}:{lid}": r for (t, lid), r in active.items()})
+        return self._joined[1]
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        joined = self.joined(where.active)
+        tenant, logical_id = meta.get("tenant"), meta.get("logical_id")
+        if not isinstance(tenant, str) or not isinstance(logical_id, str):
+            return False
+        key = f"{tenant}:{logical_id}"
+        if key not in joined:
+            return False
+        active = ActiveRevisions.of({(tenant, logical_id): joined[key]})
+        return is_eligible(meta, PolicyFilter(where.principal, where.as_of, active))
+
+
+class FirstWriteWidth(ReferenceAdapter):
+    """Sizes its tenant column from the first upsert and truncates longer tenants written later: ``acme`` first,
+    then ``acme-corp`` is stored as ``acme`` (a leak across tenants)."""
+
+    name = "defect-first-write-width"
+
+    def reset(self, dim: int) -> None:
+        super().reset(dim)
+        self._width: int | None = None
+
+    def _cut(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
+        tenant = metadata.get("tenant")
+        if not isinstance(tenant, str) or self._width is None:
+            return dict(metadata)
+        return {**metadata, "tenant": tenant[: self._width]}
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        if self._width is None and records:
+            self._width = max((len(t) for r in records if isinstance(t := r.metadata.get("tenant"), str)), default=8)
+        super().upsert([Record(r.id, r.vector, self._cut(r.metadata)) for r in records])
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        super().update_metadata(id, self._cut(metadata))
