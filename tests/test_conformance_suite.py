@@ -72,7 +72,7 @@ POINTERS = [
      "t11: {'tenant': '\u00c1cme\\u3000'"),
     ("FoldsCompatibilityForms", "identity_twins", "test_identity_twins?tenant?",
      f"[tenant unicode form, every key in the map] tenant '\u00c1cme' groups ('engineering',) as of 2026-09-08: "
-     f"{LEAK}: t2: {{'tenant': 'A\\u0301cme'"),
+     f"{LEAK}: t3: {{'tenant': 'A\\u0301cme'"),
     ("StripsIgnorables", "identity_twins", "test_identity_twins?tenant?",
      f"[tenant ignorable, every key in the map] tenant '\u00c1cme' groups ('engineering',) as of 2026-09-08: {LEAK}: "
      "t2: {'tenant': '\u00c1\\u200bcme'"),
@@ -81,7 +81,7 @@ POINTERS = [
      f"{LEAK}: l2: {{'tenant': 'acme', 'logical_id': '\u00c1CME'"),
     ("CaseInsensitiveStatus", "identity_twins", "test_identity_twins?status?",
      f"[status case, every key in the map] tenant 'acme' groups ('engineering',) as of 2026-09-08: {LEAK}: "
-     "s1: {'tenant': 'acme', 'logical_id': 's1', 'revision': 1, 'status': 'ACTIVE'"),
+     "s2: {'tenant': 'acme', 'logical_id': 's2', 'revision': 1, 'status': 'Active'"),
     ("EmptyMeansAny", "identity_twins", "test_identity_twins?tenant?",
      f"[tenant empty, every key in the map] tenant '' groups ('engineering',) as of 2026-09-08: {LEAK}: "),
     ("Int32Revisions", "revision_twins", "test_revision_twins",
@@ -124,6 +124,10 @@ POINTERS = [
      "adapter.delete(['d"),
     ("UpdateResurrects", "generated_sequences", "test_generated_sequences_of_operations",
      "then: unfiltered search returned ['d"),
+    ("FlushesDeletesFirst", "generated_sequences", "test_generated_sequences_of_operations",
+     "fails; after each step the native filter is checked for 4 principals and unfiltered"),
+    ("OptimizeRestoresFlags", "generated_sequences", "test_generated_sequences_of_operations",
+     "adapter.optimize()"),
     ("AppendsOnUpsert", "upsert_of_an_existing", "test_upsert_of_an_existing_id_replaces_it",
      "tenant acme after a1 moved to beta: returned but NOT eligible (a leak): a1: {'tenant': 'beta'"),
     ("RaisesOnUnknownDelete", "unknown_id", "test_deleting_an_unknown_id_is_ignored", "KeyError"),

@@ -16,7 +16,8 @@ from filterproof.policy import PolicyFilter
 
 SEEDS = range(6)
 SEQUENCE_DEFECTS = ["FlagKeptOnUpdate", "FlagKeptWhenPairLeaves", "TombstoneRevives", "UpdateResurrects",
-                    "LazyRevisionFlag", "CachesAcrossRevocation", "AppendsOnUpsert"]
+                    "FlushesDeletesFirst", "OptimizeRestoresFlags", "LazyRevisionFlag", "CachesAcrossRevocation",
+                    "AppendsOnUpsert"]
 
 
 @pytest.mark.parametrize("revision", ["query", "flag"])
@@ -50,18 +51,17 @@ def test_every_lifecycle_defect_fails_with_a_script(defect: str, seed: int) -> N
 def test_a_failure_is_shrunk_to_the_steps_that_matter() -> None:
     """Padding around the two steps that break a kept flag (a document moved to a key the map lacks) is
     dropped."""
-    ops: list[seq.Operation] = [
-        seq.Upsert("d1", meta(tenant="acme", logical_id="b", groups=["eng"]), 1),
-        seq.Upsert("d0", meta(tenant="acme", logical_id="a", groups=["eng"]), 0),
-        seq.Delete(("ghost",)),
-        seq.Update("d0", "logical_id", "A"),
-        seq.Upsert("d2", meta(tenant="Acme", logical_id="a", groups=["eng"]), 2),
+    ops: list[seq.Step] = [
+        (seq.Upsert("d1", meta(tenant="acme", logical_id="b", groups=["eng"]), 1),),
+        (seq.Upsert("d0", meta(tenant="acme", logical_id="a", groups=["eng"]), 0), seq.Delete(("ghost",))),
+        (seq.Update("d0", "logical_id", "A"),),
+        (seq.Upsert("d2", meta(tenant="Acme", logical_id="a", groups=["eng"]), 2),),
     ]
     failure = seq.run(defects.FlagKeptOnUpdate(), ops)
     assert failure is not None
     smallest, note = seq.shrink(defects.FlagKeptOnUpdate(), ops, failure)
-    assert note == "" and len(smallest.lines) == 2
-    assert smallest.lines[0].startswith("upsert([Record('d0'") and "# logical_id changed" in smallest.lines[1]
+    assert note == "" and smallest.lines == (smallest.lines[0], smallest.lines[1]) and len(smallest.lines[0]) == 1
+    assert smallest.lines[0][0].startswith("upsert([Record('d0'") and "# logical_id changed" in smallest.lines[1][0]
 
 
 class SecondLifeOnly(ReferenceAdapter):
@@ -82,7 +82,7 @@ class SecondLifeOnly(ReferenceAdapter):
 
 def test_a_failure_that_does_not_replay_says_state_survives_reset() -> None:
     store = SecondLifeOnly()
-    ops: list[seq.Operation] = [seq.Upsert("d0", meta(tenant="acme", logical_id="a", groups=["eng"]), 0)]
+    ops: list[seq.Step] = [(seq.Upsert("d0", meta(tenant="acme", logical_id="a", groups=["eng"]), 0),)]
     assert seq.run(store, ops) is None
     failure = seq.run(store, ops)
     assert failure is not None and "eligible but NOT returned" in failure.message

@@ -19,7 +19,7 @@ from filterproof.conformance.sequence_draws import drawn
 from filterproof.policy import PolicyFilter
 
 MIN_NONEMPTY = 0.1
-MIN_STEPS, MAX_STEPS = 4, 16
+MIN_STEPS, MAX_STEPS = 4, 24
 REQUIRED_KINDS = ("insert", "replace", "re-upsert", "delete", "delete unknown", "update revision", "update tenant",
                   "update logical_id", "update deleted", "map add", "map move", "map remove")
 """Steps every run of the sequence test must have taken at least once, or it proved too little."""
@@ -55,11 +55,12 @@ def run_sequences(adapter: Adapter, sequences: int, seed: Any = None) -> Coverag
     seed = chosen_seed() if seed is None else seed
     rnd = random.Random(str(seed))
     for _ in range(sequences):
-        model, ops = seq.Model(), []
-        failure = seq.play(adapter, model, drawn(rnd, model, rnd.randint(MIN_STEPS, MAX_STEPS), ops))
+        model = seq.Model()
+        steps: list[seq.Step] = []
+        failure = seq.play(adapter, model, drawn(rnd, model, rnd.randint(MIN_STEPS, MAX_STEPS), steps))
         if failure is not None:
-            smallest, note = seq.shrink(adapter, ops, failure)
-            raise AssertionError(f"{seq.script(smallest, len(ops), note)}\n{replay_hint(seed)}")
+            smallest, note = seq.shrink(adapter, steps, failure)
+            raise AssertionError(f"{seq.script(smallest, len(steps), note)}\n{replay_hint(seed)}")
         coverage.count(model)
     return coverage
 

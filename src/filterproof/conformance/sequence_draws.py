@@ -26,7 +26,9 @@ from filterproof.conformance.sequences import (
     Delete,
     Model,
     Operation,
+    Optimize,
     SetRevision,
+    Step,
     Update,
     Upsert,
 )
@@ -40,8 +42,9 @@ UPDATED_FIELDS = (*sorted(FIELD_VALUES), "revision", "tenant", "logical_id")
 def metadata(rnd: random.Random, model: Model) -> dict[str, Any]:
     """A document from the pools, usually keyed by a pair of the map at its revision; one time in four with
     one field off the eligible path."""
-    if model.active and rnd.random() < 0.75:
-        (tenant, logical_id), revision = rnd.choice(sorted(model.active.items()))
+    keys = sorted((pair, r) for pair, r in model.active.items() if pair[0] != "zeta")  # not the background's
+    if keys and rnd.random() < 0.75:
+        (tenant, logical_id), revision = rnd.choice(keys)
     else:
         tenant, logical_id, revision = rnd.choice(TENANTS), rnd.choice(LOGICAL_IDS), rnd.choice(REVISIONS)
     meta = sc.meta(tenant=tenant, logical_id=logical_id, revision=revision,
@@ -69,7 +72,11 @@ def map_change(rnd: random.Random, model: Model) -> SetRevision:
     """Mostly the pair of a document stored now or before (a deleted one's too: its pair may move while it is
     gone), moved across the map: a current document's pair removed or moved away, another's moved to its
     revision (it becomes current); else any pair to any revision, or removed."""
-    held = sorted({p for m in (*model.docs.values(), *model.last_seen.values()) if (p := pair_of(m))}, key=repr)
+    held = sorted({p for i, m in (*model.docs.items(), *model.last_seen.items()) if i in IDS and (p := pair_of(m))},
+                  key=repr)
+    recent = [p for p in held if p[0] == model.recent[-1]] if model.recent else []
+    if recent and rnd.random() < 0.5:  # the pair the last write touched: the key an update moved a document to
+        held = recent
     if held and rnd.random() < 0.75:
         (tenant, logical_id), own = rnd.choice(held)
         if model.active.get((tenant, logical_id)) == own:
@@ -78,7 +85,7 @@ def map_change(rnd: random.Random, model: Model) -> SetRevision:
         if isinstance(own, int) and not isinstance(own, bool) and rnd.random() < 0.75:
             return SetRevision(tenant, logical_id, own)
     else:
-        tenant, logical_id = rnd.choice(sorted(model.active) or [("acme", "a")])
+        tenant, logical_id = rnd.choice(sorted(p for p in model.active if p[0] != "zeta") or [("acme", "a")])
     return SetRevision(tenant, logical_id, None if rnd.random() < 0.3 else rnd.choice(REVISIONS))
 
 
@@ -110,7 +117,8 @@ def operations(rnd: random.Random, model: Model) -> tuple[Operation, ...]:
     """The next step (or two), drawn against what the model holds now."""
     stored = [i for i in model.docs if i in IDS]  # background documents are never touched
     gone = [i for i in model.last_seen if i not in model.docs]
-    kind = rnd.choice(("upsert", "upsert", "update", "update", "update", "delete", "recycle", "recycle", "map", "map"))
+    kind = rnd.choice(("upsert", "upsert", "update", "update", "update", "delete", "recycle", "recycle", "map", "map",
+                       "optimize", "optimize"))
     if kind == "upsert":
         doc_id = rnd.choice(gone) if gone and rnd.random() < 0.5 else rnd.choice(IDS)
         # Half the time a deleted id comes back as it was (a restore): what a store derived from it (a flag)
@@ -128,6 +136,8 @@ def operations(rnd: random.Random, model: Model) -> tuple[Operation, ...]:
         # Mostly a document that has expired, republished without an end date: what a store revives shows.
         ended = [i for i in stored if expired(model.docs[i])]
         return recycle(rnd, model, some_id(rnd, ended, tuple(sorted(stored))))
+    if kind == "optimize":
+        return (Optimize(),)
     return (map_change(rnd, model),)
 
 
@@ -148,13 +158,21 @@ def recycle(rnd: random.Random, model: Model, doc_id: str) -> tuple[Operation, .
     return tuple(steps)
 
 
-def drawn(rnd: random.Random, model: Model, steps: int, into: list[Operation]) -> Iterator[Operation]:
-    """About ``steps`` operations, each drawn against the model as the previous ones left it (kept in ``into``);
-    half the sequences start on a store that holds background documents."""
+def drawn(rnd: random.Random, model: Model, steps: int, into: list[Step]) -> Iterator[Step]:
+    """About ``steps`` steps, each drawn against the model as the previous ones left it (kept in ``into``): half
+    the sequences start on a store that holds background documents; a step is one operation, or a burst of
+    several with no search between them (one time in four, and a recycle half the time)."""
     if rnd.random() < 0.5:
-        into.append(Background(rnd.choice((6, 12, 24))))
+        into.append((Background(rnd.choice((6, 12, 24))),))
         yield into[-1]
     for _ in range(steps):
-        for op in operations(rnd, model):
-            into.append(op)
-            yield op
+        ops = operations(rnd, model)
+        if len(ops) > 1 and rnd.random() < 0.5:  # a recycle checked after each of its operations
+            for op in ops:
+                into.append((op,))
+                yield into[-1]
+            continue
+        if rnd.random() < 0.25:  # a burst: this step and the next drawn together, checked once
+            ops += operations(rnd, model)
+        into.append(ops)
+        yield into[-1]

@@ -17,13 +17,13 @@ draws the steps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import Adapter, Record, sync_active
+from filterproof.adapters.base import Adapter, Record, optimize, sync_active
 from filterproof.conformance import scenarios as sc
 from filterproof.conformance.twins import shown
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
@@ -76,8 +76,17 @@ class Model:
     nonempty: int = 0
     """Checks (after a step) where some principal was eligible for something."""
 
+    recent: list[tuple[str, str]] = field(default_factory=list)
+    """The (tenant, logical_id) pairs of the documents the last writes touched, newest last."""
+
     def store(self, doc_id: str, meta: dict[str, Any], vector_seed: int) -> None:
         self.docs[doc_id], self.vectors[doc_id], self.last_seen[doc_id] = dict(meta), vector_seed, dict(meta)
+        self.touch(meta)
+
+    def touch(self, meta: dict[str, Any]) -> None:
+        tenant, logical_id = meta.get("tenant"), meta.get("logical_id")
+        if isinstance(tenant, str) and isinstance(logical_id, str):
+            self.recent = [*self.recent[-2:], (tenant, logical_id)]
 
 
 # Each operation applies itself to the adapter and to the model, and returns its line of the script.
@@ -107,10 +116,13 @@ class Background:
     def apply(self, model: Model, adapter: Adapter) -> str:
         records = [Record(f"z{n}", vector(100 + n), sc.meta(tenant="zeta", logical_id=f"z{n}", groups=["eng"]))
                    for n in range(self.count)]
+        model.active = ActiveRevisions.of({**model.active, **{("zeta", f"z{n}"): 1 for n in range(self.count)}})
+        sync_active(adapter, model.active)
         adapter.upsert(records)
         for n, record in enumerate(records):
-            model.store(record.id, dict(record.metadata), 100 + n)
-        return f"upsert([...])  # {self.count} documents of tenant 'zeta', ids z0 to z{self.count - 1}"
+            model.docs[record.id], model.vectors[record.id] = dict(record.metadata), 100 + n
+        return (f"set_active_revisions(...), upsert([...])  # {self.count} documents of tenant 'zeta', ids z0 to "
+                f"z{self.count - 1}, each current")
 
 
 @dataclass(frozen=True)
@@ -145,7 +157,9 @@ class Update:
                         else "update unknown")
         adapter.update_metadata(self.id, meta)
         if known:
+            model.touch(model.docs[self.id])
             model.docs[self.id] = model.last_seen[self.id] = meta
+            model.touch(meta)
         return f"update_metadata({self.id!r}, {shown(meta)})  # {self.field} changed"
 
 
@@ -167,7 +181,17 @@ class SetRevision:
         return f"set_active_revisions({shown(model.active.to_json())})"
 
 
-Operation = Upsert | Delete | Update | SetRevision | Background
+@dataclass(frozen=True)
+class Optimize:
+    """The build step the harness calls after an ingest (stores flush, compact or build an index there)."""
+
+    def apply(self, model: Model, adapter: Adapter) -> str:
+        model.kinds.add("optimize")
+        optimize(adapter)
+        return "optimize()"
+
+
+Operation = Upsert | Delete | Update | SetRevision | Background | Optimize
 
 
 def check(model: Model, adapter: Adapter, tolerance: float = 0.0) -> str | None:
@@ -189,55 +213,72 @@ def check(model: Model, adapter: Adapter, tolerance: float = 0.0) -> str | None:
 
 
 # -- running, shrinking, printing ---------------------------------------------------------
+# A sequence is a list of steps; a step is one or more operations applied with no search
+# between them (a writer's burst), then checked.
+
+Step = tuple[Operation, ...]
 
 
 @dataclass(frozen=True)
 class Failure:
     step: int
-    """Index of the step after which the check failed (-1: before any step)."""
+    """Index of the step after which the check failed."""
     message: str
-    lines: tuple[str, ...]
+    lines: tuple[tuple[str, ...], ...]
+    """Each step's script lines, one per operation."""
 
 
-def play(adapter: Adapter, model: Model, ops: Iterable[Operation]) -> Failure | None:
-    """Reset the adapter, give it the model's map, apply ``ops`` one by one (``ops`` may be drawn lazily,
-    against the model as it goes), check after each; the first failure, or None."""
+def play(adapter: Adapter, model: Model, steps: Iterable[Step]) -> Failure | None:
+    """Reset the adapter, give it the model's map, apply ``steps`` one by one (they may be drawn lazily, against
+    the model as it goes), check after each; the first failure, or None."""
     tolerance = adapter.capabilities.recall_tolerance
     adapter.reset(DIM)
     sync_active(adapter, model.active)
     lines = []
-    for n, op in enumerate(ops):
-        lines.append(op.apply(model, adapter))
+    for n, step in enumerate(steps):
+        lines.append(tuple(op.apply(model, adapter) for op in step))
         problem = check(model, adapter, tolerance)
         if problem:
             return Failure(n, problem, tuple(lines))
     return None
 
 
-def run(adapter: Adapter, ops: list[Operation]) -> Failure | None:
-    return play(adapter, Model(), ops)
+def run(adapter: Adapter, steps: list[Step]) -> Failure | None:
+    return play(adapter, Model(), steps)
 
 
-def shrink(adapter: Adapter, ops: list[Operation], failure: Failure) -> tuple[Failure, str]:
-    """A 1-minimal failing sequence (steps after the failure cut, then each step dropped while it still fails),
-    and a note; when the steps pass on replay after ``reset()``, the original failure and a note saying so."""
-    if run(adapter, ops) is None:
+def smaller(steps: list[Step]) -> Iterator[list[Step]]:
+    """Every sequence with one step, or one operation of a burst, left out; last first."""
+    for n in reversed(range(len(steps))):
+        yield steps[:n] + steps[n + 1:]
+        for m in reversed(range(len(steps[n]) if len(steps[n]) > 1 else 0)):
+            yield [*steps[:n], steps[n][:m] + steps[n][m + 1:], *steps[n + 1:]]
+
+
+def shrink(adapter: Adapter, steps: list[Step], failure: Failure) -> tuple[Failure, str]:
+    """A 1-minimal failing sequence (steps after the failure cut, then each step or operation dropped while it
+    still fails), and a note; when the steps pass on replay after ``reset()``, the original failure and a note
+    saying so."""
+    if run(adapter, steps) is None:
         return failure, ("the same steps passed when replayed after reset(): state survives reset() "
                          "(a cache, a pending write or flag kept across reset)")
-    ops = ops[: failure.step + 1]
-    n = len(ops) - 1
-    while n >= 0:
-        smaller = ops[:n] + ops[n + 1:]
-        found = run(adapter, smaller) if smaller else None
-        if found is not None:
-            ops, failure = smaller[: found.step + 1], found
-        n = min(n - 1, len(ops) - 1)
+    steps = steps[: failure.step + 1]
+    shrunk = True
+    while shrunk:
+        shrunk = False
+        for candidate in smaller(steps):
+            found = run(adapter, candidate) if candidate else None
+            if found is not None:
+                steps, failure, shrunk = candidate[: found.step + 1], found, True
+                break
     return failure, ""
 
 
 def script(failure: Failure, original: int, note: str = "") -> str:
-    steps = "\n".join(f"  {n + 1}. adapter.{line}" for n, line in enumerate(failure.lines))
+    """The failing sequence as numbered steps of adapter calls (a burst's calls under one number)."""
+    steps = "\n".join(f"  {n + 1}. " + "\n     ".join(f"adapter.{line}" for line in step)
+                      for n, step in enumerate(failure.lines))
     how = note or f"shrunk from {original}"
-    return (f"a sequence of {len(failure.lines)} steps ({how}) fails; after each step the "
-            f"native filter is checked for {len(PRINCIPALS)} principals and unfiltered:\n  adapter.reset({DIM})\n"
+    return (f"a sequence of {len(failure.lines)} steps ({how}) fails; after each step the native filter is "
+            f"checked for {len(PRINCIPALS)} principals and unfiltered:\n  adapter.reset({DIM})\n"
             f"  adapter.set_active_revisions({shown(FIRST_MAP.to_json())})\n{steps}\nthen: {failure.message}")

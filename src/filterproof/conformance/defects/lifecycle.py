@@ -134,3 +134,53 @@ class UpdateResurrects(Tombstones):
             super().upsert([Record(id, self._tombstones.pop(id).vector, metadata)])
         else:
             super().update_metadata(id, metadata)
+
+
+class FlushesDeletesFirst(ReferenceAdapter):
+    """Buffers writes and applies them at the next search by kind, deletes first, then upserts, then updates:
+    an upsert and a delete of one id with no search between them leave the document in place."""
+
+    name = "defect-flushes-deletes-first"
+
+    def reset(self, dim: int) -> None:
+        super().reset(dim)
+        self._pending: dict[str, list[Any]] = {"delete": [], "upsert": [], "update": []}
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        for record in records:
+            if len(record.vector) != self._dim:
+                raise ValueError(f"{record.id}: vector of {len(record.vector)} floats, index takes {self._dim}")
+        self._pending["upsert"].extend(records)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._pending["delete"].extend(ids)
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        self._pending["update"].append((id, metadata))
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, {"delete": [], "upsert": [], "update": []}
+        ReferenceAdapter.delete(self, pending["delete"])
+        ReferenceAdapter.upsert(self, pending["upsert"])
+        for id, metadata in pending["update"]:
+            ReferenceAdapter.update_metadata(self, id, metadata)
+
+    def search(self, vector: Any, k: int, where: PolicyFilter | None) -> list[Any]:
+        self._flush()
+        return super().search(vector, k, where)
+
+
+class OptimizeRestoresFlags(StoredFlags):
+    """``optimize()`` rebuilds the store's segment from the copy the previous build made, flags included: flags
+    rewritten by ``set_active_revisions`` since then come back as they were."""
+
+    name = "defect-optimize-restores-flags"
+
+    def _clear(self, dim: int) -> None:
+        super()._clear(dim)
+        self._built: dict[str, bool] = {}
+
+    def optimize(self) -> None:
+        restored = {i: self._built.get(i, flag) for i, flag in self._flags.items()}
+        self._built, self._flags = dict(self._flags), restored
+        self._changed()
