@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 import unicodedata
+import zlib
 from datetime import date
 
 import pytest
@@ -13,13 +14,14 @@ from filterproof.conformance.defects.revisions import int32
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible, parse_date
 
 TRANSFORMATIONS = [(family, name) for family, names in twins.STRING_FAMILIES.items() for name in names]
+HASHES = [("hash", name) for name, _, _ in twins.HASH_PAIRS]
 FREE_FIELDS = ("tenant", "logical_id", "group")
 
 
 @pytest.mark.parametrize("field", FREE_FIELDS)
 def test_every_transformation_makes_a_twin_of_every_free_field(field: str) -> None:
     made = {(t.family, t.name) for t in twins.identity_twins(field)}
-    assert made == set(TRANSFORMATIONS)
+    assert made == set(TRANSFORMATIONS) | set(HASHES)
 
 
 def test_the_status_catalogue_holds_what_changes_active() -> None:
@@ -104,3 +106,66 @@ def test_different_identities_never_print_alike(a: str, b: str) -> None:
 def test_plain_text_prints_as_itself() -> None:
     shown = twins.shown({"tenant": "Ácme", "groups": ["工程", "straße"]})
     assert shown == "{'tenant': 'Ácme', 'groups': ['工程', 'straße']}"
+
+
+def fnv1a32(data: bytes) -> int:
+    h = 0x811C9DC5
+    for byte in data:
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def murmur3_32(data: bytes) -> int:
+    h, n = 0, len(data)
+    for i in range(0, n - n % 4, 4):
+        k = int.from_bytes(data[i:i + 4], "little") * 0xCC9E2D51 & 0xFFFFFFFF
+        k = ((k << 15) | (k >> 17)) * 0x1B873593 & 0xFFFFFFFF
+        h = ((((h ^ k) << 13) | ((h ^ k) >> 19)) * 5 + 0xE6546B64) & 0xFFFFFFFF
+    tail = int.from_bytes(data[n - n % 4:], "little")
+    if n % 4:
+        k = tail * 0xCC9E2D51 & 0xFFFFFFFF
+        h ^= ((k << 15) | (k >> 17)) * 0x1B873593 & 0xFFFFFFFF
+    h ^= n
+    for shift, factor in ((16, 0x85EBCA6B), (13, 0xC2B2AE35)):
+        h = (h ^ (h >> shift)) * factor & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+def java_hash(value: str) -> int:
+    h = 0
+    for c in value:
+        h = (31 * h + ord(c)) & 0xFFFFFFFF
+    return h
+
+
+HASHERS = {"CRC-32": lambda v: zlib.crc32(v.encode()), "FNV-1a 32-bit": lambda v: fnv1a32(v.encode()),
+           "MurmurHash3 x86 32-bit, seed 0": lambda v: murmur3_32(v.encode()), "Java String.hashCode": java_hash}
+
+
+@pytest.mark.parametrize("pair", twins.HASH_PAIRS, ids=[p[0] for p in twins.HASH_PAIRS])
+def test_hash_pairs_collide_under_their_hash(pair: tuple[str, str, str]) -> None:
+    name, a, b = pair
+    assert a != b and HASHERS[name](a) == HASHERS[name](b)
+
+
+def test_the_status_hash_twin_collides_with_active() -> None:
+    [twin] = [t for t in twins.identity_twins("status") if t.family == "hash"]
+    assert twin.twin != "active" and java_hash(twin.twin) == java_hash("active")
+
+
+def test_composite_keys_join_alike_and_differ_as_pairs() -> None:
+    for sep in twins.COMPOSITE_SEPARATORS:
+        a, b = ("acme", f"x{sep}y"), (f"acme{sep}x", "y")
+        assert a != b and sep.join(a) == sep.join(b)
+
+
+def test_name_values_are_distinct_identities() -> None:
+    values = [v for family in twins.NAME_VALUES.values() for v in family]
+    assert len(values) == len(set(values)) and all(isinstance(v, str) and v for v in values)
+
+
+def test_every_date_spelling_is_refused_by_the_policy() -> None:
+    assert len(twins.spellings(date(2026, 8, 9))) == len(twins.DATE_SPELLINGS)  # every spelling differs here
+    for day in (date(2026, 9, 8), date(1970, 1, 1), date(2038, 1, 19)):
+        for name, spelled in twins.spellings(day).items():
+            assert spelled != day.isoformat() and parse_date(spelled) is None, name

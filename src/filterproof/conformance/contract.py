@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 import pytest
 
 from filterproof.adapters.base import Adapter, Record, search_many, sync_active
 from filterproof.conformance import scenarios as sc
 from filterproof.policy import PolicyFilter
+
+BATCH = 64
+"""Queries in the interleaved batch: past the sizes at which stores switch to a batched plan (16, 32)."""
 
 
 def vec(*values: float) -> np.ndarray:
@@ -167,19 +172,25 @@ class ContractChecks:
             assert hit.score == pytest.approx(cosine[hit.id], abs=1e-3), f"{hit.id}: score {hit.score}, cosine {cosine}"
 
     def test_batched_queries_of_interleaved_principals(self, native: Adapter) -> None:
-        """A batch mixing several principals' queries, in interleaved order, answers each under its own filter.
+        """A batch of 64 queries mixing principals and days (the day before, of and after documents start and
+        expire), in interleaved order, answers each under its own filter.
 
-        If this fails: the batch applied one query's filter (often the first) to all, or
-        grouped queries by filter and returned the groups' answers in the wrong order.
+        If this fails: the batch applied one query's filter (often the first) to all, grouped
+        queries by filter and returned the groups' answers in the wrong order, or shared a
+        filter between queries that differ in a field the grouping key left out (the day).
         """
         docs = {"acme-eng": sc.meta(logical_id="a"), "acme-fin": sc.meta(logical_id="b", groups=["finance"]),
-                "beta-eng": sc.meta(tenant="beta", logical_id="a"), "zeta-ops": sc.meta(tenant="zeta", groups=["ops"])}
+                "beta-eng": sc.meta(tenant="beta", logical_id="a"), "zeta-ops": sc.meta(tenant="zeta", groups=["ops"]),
+                "acme-ending": sc.meta(logical_id="e", valid_until=sc.AS_OF.isoformat()),
+                "acme-starting": sc.meta(logical_id="s", valid_from=(sc.AS_OF + timedelta(days=1)).isoformat())}
         s = sc.Scenario.build(native, docs)
         active = sc.active_for(docs)
         principals = [sc.principal(), sc.principal("beta"), sc.principal("acme", "finance"),
                       sc.principal("zeta", "ops")]
+        days = [sc.AS_OF - timedelta(days=1), sc.AS_OF, sc.AS_OF + timedelta(days=1)]
         order = [0, 1, 0, 2, 3, 1, 2, 0]
-        wheres: list[PolicyFilter | None] = [PolicyFilter(principals[i], sc.AS_OF, active) for i in order]
+        wheres: list[PolicyFilter | None] = [PolicyFilter(principals[order[n % len(order)]], days[(n // 3) % 3], active)
+                                             for n in range(BATCH)]
         wheres.insert(3, None)
         answers = search_many(native, np.stack([s.query] * len(wheres)), len(docs) + 1, wheres)
         for position, (where, hits) in enumerate(zip(wheres, answers, strict=True)):

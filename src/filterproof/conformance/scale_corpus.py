@@ -20,9 +20,13 @@ which are eligible. Each query belongs to one level (``Level``):
 * **written last**: one principal admitting at least half the corpus (the smallest
   such), whose eligible rows are reordered so that the top ``K_MAX`` eligible documents
   of each of its queries are its last eligible rows, the very nearest last (the tier
-  upserts in row order): a store that resolves a filter through one page of a
-  metadata query, in insertion order, misses them for any page smaller than the
-  admitted set.
+  upserts in row order, the last ``LATE_SHARE`` after the store built its index): a
+  store that resolves a filter through one page of a metadata query, in insertion
+  order, misses them for any page smaller than the admitted set, and so does one that
+  skips what was written after its index was built.
+
+The third query of every random-level principal asks on ``EARLIER`` instead of
+``AS_OF``, so that one batch mixes days whose answers differ.
 
 Only vectors move between rows (the written-last order) and only ``gfar`` is given by
 position (the far level); every other field is drawn per row, independent of both.
@@ -53,6 +57,12 @@ ELIGIBLE_SHARE = 1 - sum(p for fate, p in FATES if fate != "last day")
 BANDS = {f"b{round(level * 100)}": level / (TENANT_SHARES[0] * ELIGIBLE_SHARE) for level in SELECTIVITIES[5:]}
 """Broad groups, each held with the probability that makes (first tenant, that band) admit its level."""
 FAR_GROUP = "gfar"
+LATE_SHARE = 0.1
+"""The share of the corpus (its last rows) that the tier writes after the store built its index and answered a
+query; the written-last level's nearest documents are among these rows."""
+EARLIER = date(2026, 5, 31)
+"""The day the third query of each random-level principal asks on (expired documents are still in effect, so a
+batch mixes days whose answers differ)."""
 K_MAX = 100
 """The largest K the tier asks at: the written-last level writes each query's top ``K_MAX`` last."""
 PRINCIPALS_PER_LEVEL = 2
@@ -191,7 +201,8 @@ def build(n: int, seed: int = 20260908) -> ScaleCorpus:
     active = ActiveRevisions.of({(tenant, logical_id): rev for tenant, logical_id, rev in keyed})
     columns = PolicyColumns(metadata)
     chosen, last = pick_principals(columns, active, n)
-    wheres = [where for where, _ in chosen for _ in range(QUERIES_PER_PRINCIPAL)]
+    wheres = [where if q < QUERIES_PER_PRINCIPAL - 1 else PolicyFilter(where.principal, EARLIER, where.active)
+              for where, _ in chosen for q in range(QUERIES_PER_PRINCIPAL)]
     levels = [level for _, level in chosen for _ in range(QUERIES_PER_PRINCIPAL)]
     queries = [clustered(rng, len(wheres), centres, spread=0.3)]
 

@@ -38,7 +38,7 @@ import numpy as np
 import pytest
 
 from filterproof.adapters.base import Adapter, Record, optimize, search_many, sync_active
-from filterproof.conformance import scale_corpus
+from filterproof.conformance import scale_changes, scale_corpus
 from filterproof.conformance.plugin import scale_size
 from filterproof.conformance.scenarios import asked
 
@@ -47,9 +47,6 @@ KS = (10, scale_corpus.K_MAX)
 SCORE_SLACK = 1e-4
 """A hit counts for recall when its exact score is within this of the K-th best (float32 stores, ties)."""
 BATCH = 512
-LATE_SHARE = 0.1
-"""The share of the corpus upserted after the store built its index and answered a query; the written-last
-level's nearest documents are among these rows."""
 SHOWN = 5
 
 
@@ -103,12 +100,12 @@ def by_level(verdicts: list[QueryVerdict]) -> str:
 
 def index_corpus(adapter: Adapter, corpus: scale_corpus.ScaleCorpus) -> None:
     """Upsert the corpus in row order (the written-last level relies on it), in batches of ``BATCH``; the last
-    ``LATE_SHARE`` of the rows after the store has built its index (``optimize()``) and answered a query, as
-    documents keep arriving at a store that serves."""
+    ``scale_corpus.LATE_SHARE`` of the rows after the store has built its index (``optimize()``) and answered a
+    query, as documents keep arriving at a store that serves."""
     adapter.reset(scale_corpus.DIM)
     if corpus.wheres:  # the map every query carries, before the upserts (a revision=flag store writes from it)
         sync_active(adapter, corpus.wheres[0].active)
-    late = len(corpus.ids) - int(len(corpus.ids) * LATE_SHARE)
+    late = len(corpus.ids) - int(len(corpus.ids) * scale_corpus.LATE_SHARE)
     for start, end in [*((s, min(s + BATCH, late)) for s in range(0, late, BATCH)),
                        *((s, min(s + BATCH, len(corpus.ids))) for s in range(late, len(corpus.ids), BATCH))]:
         if start == late:
@@ -152,30 +149,53 @@ class ScaleChecks:
             pytest.skip("--conformance-scale 0: the scale tier is off")
         corpus = scale_corpus.build(n)
         index_corpus(native, corpus)
-        row_of = {doc_id: row for row, doc_id in enumerate(corpus.ids)}
-        scores = corpus.vectors.astype(np.float64) @ corpus.queries.astype(np.float64).T
-        verdicts: dict[int, list[QueryVerdict]] = {}
-        for k in KS:
-            answers = search_many(native, corpus.queries, k, list(corpus.wheres))
-            verdicts[k] = [judge(corpus, q, k, [h.id for h in hits], row_of, scores[:, q])
-                           for q, hits in enumerate(answers)]
-        leaks = [v for k in KS for v in verdicts[k] if v.leaked or v.duplicated]
-        assert not leaks, "leaks or duplicate ids: " + "; ".join(
-            f"[{v.label}: {[(i, corpus.metadata[row_of[i]] if i in row_of else 'never upserted') for i in v.leaked]}"
-            f"{', an id twice' if v.duplicated else ''}]" for v in leaks[:SHOWN])
-        tolerance = native.capabilities.recall_tolerance
-        failures = []
-        for k in KS:
-            if native.capabilities.exact:
-                short = sorted((v for v in verdicts[k] if v.short), key=lambda v: v.returned / min(v.k, v.eligible))
-                if short:
-                    failures.append(f"{len(short)} of {len(verdicts[k])} queries short of min(K={k}, eligible): "
-                                    + describe(short))
-            recall = float(np.mean([v.recall for v in verdicts[k]]))
-            if recall < 1 - tolerance - 1e-9:
-                worst = sorted(verdicts[k], key=lambda v: v.recall)
-                failures.append(
-                    f"recall@{k} against the exact filtered top {k}: {recall:.3f} over {len(verdicts[k])} queries on "
-                    f"{n} documents (recall_tolerance {tolerance}); by level: {by_level(verdicts[k])}; worst: "
-                    + describe(worst))
+        failures = answers_failures(native, corpus, n)
+        after = scale_changes.changed(corpus)
+        apply_changes(native, corpus, after)
+        failures += [f"after the changes near every query ({describe_changes(after)}): {line}"
+                     for line in answers_failures(native, after.corpus, n)]
         assert not failures, "\n".join(failures)
+
+
+def apply_changes(adapter: Adapter, corpus: scale_corpus.ScaleCorpus, changes: scale_changes.Changes) -> None:
+    """Grant and revoke by ``update_metadata``, delete, and give the store the new map."""
+    for row, meta in changes.updates.items():
+        adapter.update_metadata(corpus.ids[row], meta)
+    adapter.delete([corpus.ids[row] for row in changes.deletes])
+    sync_active(adapter, changes.active)
+
+
+def describe_changes(changes: scale_changes.Changes) -> str:
+    return ", ".join(f"{count} {name}" for name, count in changes.counts.items())
+
+
+def answers_failures(adapter: Adapter, corpus: scale_corpus.ScaleCorpus, n: int) -> list[str]:
+    """Every query at every K, judged; one line per way the answers fall short (leaks first)."""
+    row_of = {doc_id: row for row, doc_id in enumerate(corpus.ids)}
+    scores = corpus.vectors.astype(np.float64) @ corpus.queries.astype(np.float64).T
+    verdicts: dict[int, list[QueryVerdict]] = {}
+    for k in KS:
+        answers = search_many(adapter, corpus.queries, k, list(corpus.wheres))
+        verdicts[k] = [judge(corpus, q, k, [h.id for h in hits], row_of, scores[:, q])
+                       for q, hits in enumerate(answers)]
+    leaks = [v for k in KS for v in verdicts[k] if v.leaked or v.duplicated]
+    if leaks:
+        return ["leaks or duplicate ids: " + "; ".join(
+            f"[{v.label}: {[(i, corpus.metadata[row_of[i]] if i in row_of else 'never upserted') for i in v.leaked]}"
+            f"{', an id twice' if v.duplicated else ''}]" for v in leaks[:SHOWN])]
+    tolerance = adapter.capabilities.recall_tolerance
+    failures = []
+    for k in KS:
+        if adapter.capabilities.exact:
+            short = sorted((v for v in verdicts[k] if v.short), key=lambda v: v.returned / min(v.k, v.eligible))
+            if short:
+                failures.append(f"{len(short)} of {len(verdicts[k])} queries short of min(K={k}, eligible): "
+                                + describe(short))
+        recall = float(np.mean([v.recall for v in verdicts[k]]))
+        if recall < 1 - tolerance - 1e-9:
+            worst = sorted(verdicts[k], key=lambda v: v.recall)
+            failures.append(
+                f"recall@{k} against the exact filtered top {k}: {recall:.3f} over {len(verdicts[k])} queries on "
+                f"{n} documents (recall_tolerance {tolerance}); by level: {by_level(verdicts[k])}; worst: "
+                + describe(worst))
+    return failures

@@ -91,5 +91,5 @@ DATE_SPELLINGS: dict[str, Callable[[date], str]] = {
 
 
 def spellings(day: date) -> dict[str, str]:
-    """Every other spelling of ``day``, by name."""
-    return {name: spell(day) for name, spell in DATE_SPELLINGS.items()}
+    """Every other spelling of ``day``, by name (those that differ from ``YYYY-MM-DD`` for this day)."""
+    return {name: spelled for name, spell in DATE_SPELLINGS.items() if (spelled := spell(day)) != day.isoformat()}
