@@ -138,14 +138,16 @@ def first_paragraph(doc: str | None) -> str:
 
 
 def defects_table() -> str:
+    """The seeded defects by family (the module each lives in), each with the first paragraph of its docstring."""
     from filterproof.conformance.defects import DEFECTS
 
-    rows = ["| family | adapter | its one mistake |", "|---|---|---|"]
+    families: dict[str, list[str]] = {}
     for name, cls in DEFECTS.items():
         family = cls.__module__.rsplit(".", 1)[-1]
-        mistake = re.sub(r"``(.+?)``", r"`\1`", first_paragraph(cls.__doc__)).replace("|", "\\|")
-        rows.append(f"| {family} | `{name}` | {mistake} |")
-    return f"{len(DEFECTS)} seeded defects:\n\n" + "\n".join(rows) + "\n"
+        mistake = inline_code(first_paragraph(cls.__doc__))
+        families.setdefault(family, []).append(f"- **`{name}`**: {mistake}")
+    sections = [f"## {family} ({len(items)})\n\n" + "\n".join(items) for family, items in families.items()]
+    return f"{len(DEFECTS)} seeded defects, by family:\n\n" + "\n\n".join(sections) + "\n"
 
 
 def module_docstring(module: str) -> str:
