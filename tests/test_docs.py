@@ -2,24 +2,27 @@
 
 ``docs/**/*.md`` and ``README.md``, each page's examples in order:
 
-* ```python blocks are executed in one namespace per page, from the repository root;
+* ```python blocks run in one namespace per page, in a fresh interpreter of their own
+  (``docs_worker``), from the repository root;
 * ```bash blocks are run with ``bash -e -o pipefail`` from the repository root, this
   environment's ``filterproof``, ``pytest`` and ``python`` first on ``PATH``; a non-zero
   exit fails unless ``<!-- exit-code: N -->`` on the line before the block documents it;
 * ``<!-- skip: next "why" -->`` skips the next block, and the reason shows in the report.
 
 Output (```text, ```json, ```toml, ```yaml) is not run; ```json marked
-``<!-- fixture: loadable -->`` must load as a fixture (``test_shown_fixtures_load``).
+``<!-- fixture: loadable -->`` must load as a fixture (``tests/test_docs_site.py``).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import subprocess
 import sys
 import unittest
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
@@ -27,7 +30,9 @@ import pytest
 pytest.importorskip("sybil", reason="the docs extra is not installed: pip install -e '.[docs]'")
 from sybil import Document, Example, Sybil
 from sybil.evaluators.skip import Skipper
-from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
+from sybil.parsers.markdown import CodeBlockParser, SkipParser
+
+from docs_worker import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
@@ -41,6 +46,33 @@ def environment() -> dict[str, str]:
     scripts = str(Path(sys.executable).parent)
     return {**os.environ, "PATH": scripts + os.pathsep + os.environ.get("PATH", ""), "NO_COLOR": "1",
             "COLUMNS": "120"}
+
+
+class PythonPages:
+    """The ```python evaluator: one worker interpreter per page, started on the page's first block."""
+
+    def __init__(self) -> None:
+        self.workers: dict[str, tuple[multiprocessing.process.BaseProcess, Connection]] = {}
+
+    def __call__(self, example: Example) -> str | None:
+        if example.path not in self.workers:
+            ours, theirs = multiprocessing.get_context("spawn").Pipe()
+            process = multiprocessing.get_context("spawn").Process(target=serve, args=(theirs, str(ROOT)), daemon=True)
+            process.start()
+            self.workers[example.path] = (process, ours)
+        process, connection = self.workers[example.path]
+        connection.send((example.path, example.line + example.parsed.line_offset, str(example.parsed)))
+        if not connection.poll(TIMEOUT):
+            return f"no answer in {TIMEOUT} s"
+        return connection.recv()
+
+    def close(self) -> None:
+        for process, connection in self.workers.values():
+            connection.send(None)
+            process.join(30)
+            if process.is_alive():
+                process.kill()
+        self.workers.clear()
 
 
 class BashParser(CodeBlockParser):
@@ -65,27 +97,31 @@ class BashParser(CodeBlockParser):
         return f"exit code {result.returncode}, documented {expected}:\n{source}\n--- output (last lines) ---\n{tail}"
 
 
-SYBIL = Sybil(parsers=[PythonCodeBlockParser(), BashParser(), SkipParser()], path=str(ROOT))
+PYTHON = PythonPages()
+SYBIL = Sybil(parsers=[CodeBlockParser("python", PYTHON), BashParser(), SkipParser()], path=str(ROOT))
 
 
 def examples() -> Iterator[object]:
     """One test per runnable block, in page order; skip directives run with the block they precede."""
     for page in PAGES:
-        document = SYBIL.parse(page)
         pending: list[Example] = []
-        for example in document:
+        for example in SYBIL.parse(page):
             if isinstance(example.region.evaluator, Skipper):
                 pending.append(example)
                 continue
-            name = f"{page.relative_to(ROOT)}:{example.line}"
-            yield pytest.param([*pending, example], id=name)
+            yield pytest.param([*pending, example], id=f"{page.relative_to(ROOT)}:{example.line}")
             pending = []
 
 
+@pytest.fixture(scope="module", autouse=True)
+def python_workers() -> Iterator[None]:
+    yield
+    PYTHON.close()
+
+
 @pytest.mark.parametrize("chain", list(examples()))
-def test_example(chain: list[Example], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_example(chain: list[Example]) -> None:
     """The block runs as shown (or is skipped with the reason the page gives)."""
-    monkeypatch.chdir(ROOT)
     for example in chain:
         try:
             example.evaluate()
