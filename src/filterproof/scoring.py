@@ -7,7 +7,7 @@ backend, strategy, candidate depth, K), over all cases and, for sweeps, per
 selectivity level. ``compare`` and ``sweep`` both score through here, so the same
 fixture is judged the same way by both.
 
-Definitions used everywhere (README "Metrics"):
+Definitions used everywhere (docs/concepts/metrics.md):
 
 * a **leak** is a document the principal may not use that a strategy returned; per
   case, the distinct leaked documents over all its lists (``leaks``), and per K the

@@ -15,10 +15,13 @@ stays on our side of the line. The whole contract:
   (revoke a group, supersede a revision); its vector is unchanged.
 * ``search(vector, k, where)`` returns at most ``k`` hits, best first, as
   ``Hit(id, score)`` with ``score`` the cosine similarity (higher is better).
-  ``where`` is None (no filter) or a ``PolicyFilter``: the adapter compiles it into
-  the store's native filter, so that only documents ``policy.is_eligible`` admits
-  come back. Every change made through this interface must be visible to the next
-  search. Returning fewer than ``k`` hits is allowed (the harness reports it).
+  ``k`` is clamped: when the filter admits fewer than ``k`` documents (or the
+  collection holds fewer), all of them come back, never an error and never padding;
+  ``k = 0`` returns ``[]``. ``where`` is None (no filter) or a ``PolicyFilter``: the
+  adapter compiles it into the store's native filter, so that only documents
+  ``policy.is_eligible`` admits come back. Every change made through this interface
+  must be visible to the next search. Returning fewer than ``k`` hits while more
+  eligible ones exist is a short result: allowed, and reported.
 * ``close()`` releases the store; the adapter is not used afterwards.
 * ``capabilities`` says what the adapter can do, so that tests it cannot take skip.
 
@@ -36,13 +39,32 @@ Three methods are optional (``BatchSearch``, ``Optimizable``, ``RevisionSync``):
   returns**: the very next query must see the new map. An adapter that compiles the
   map into every query (``revision=query``) has nothing to do.
 
-An adapter class may declare ``Options``, a pydantic model of the options it takes
-(``adapters.options.AdapterOptions``); the registry validates a backend spec's
-options against it before the adapter is built. ``AdapterBase`` gives the optional
-parts honest defaults (options, ``search_batch`` as a loop, ``optimize`` as a no-op,
-``close`` and the context manager); the built-in adapters use it, third-party
-adapters need not. Adapters need not sort ties, drop zero scores or know fixture
-order: the strategies do that, identically for all stores.
+The factory: a backend is built by calling it with its options,
+``MyStore(options: MyOptions | Mapping[str, Any] | None = None)``. Through the
+``filterproof.adapters`` entry point or ``--backend NAME:key=value`` it receives the
+validated ``Options`` model when the class declares ``Options`` (a pydantic model,
+``adapters.options.AdapterOptions``; the registry validates a spec's options against it
+before the adapter is built), otherwise a dict of strings; ``pytest --adapter M:F``
+passes a dict of the ``--backend-option`` strings; from code (``MyStore({})``, the
+conformance suite subclassed) it gets a mapping or nothing. ``AdapterBase.__init__``
+accepts all of these and sets ``self.options``.
+
+Where the policy is evaluated: compiling ``where`` into the store's own filter is the
+point, and what the conformance suite proves. The rules a native filter must reproduce
+are functions of ``filterproof.policy`` (``structural_problem`` and ``problem`` for
+malformed metadata, ``matchable`` for a principal's names that match nothing): the
+SQLite example (``examples/sqlite-store``) reproduces them in one SQL ``WHERE``, and the
+skeleton ``filterproof new-adapter`` writes points at them in each method. A store
+whose filter *is* a Python predicate (called for each document it considers, over the
+whole collection, before ranking) may call ``policy.is_eligible`` inside that
+predicate; the suite then still tests its storage (metadata kept exactly as given), its
+lifecycle, the store contract and scale. Calling it on hits the store already cut to
+``k`` is post-filtering: results come back short, and the suite fails it.
+
+``AdapterBase`` gives the optional parts honest defaults (options, ``search_batch`` as
+a loop, ``optimize`` as a no-op, ``close`` and the context manager); the built-in
+adapters use it, third-party adapters need not. Adapters need not sort ties, drop zero
+scores or know fixture order: the strategies do that, identically for all stores.
 """
 
 from __future__ import annotations

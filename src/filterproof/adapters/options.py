@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, Self
 
 from annotated_types import Ge, Gt, Le, Lt
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 
 from filterproof.errors import OptionError
@@ -119,4 +119,6 @@ class RevisionOption(AdapterOptions):
     every map change, and stale until that write completes).
     """
 
-    revision: Literal["query", "flag"] = "query"
+    revision: Literal["query", "flag"] = Field(
+        "query", description="query: the tenant's active keys travel with every query; flag: a current-revision "
+                             "flag, written at upsert and rewritten by set_active_revisions")

@@ -30,7 +30,9 @@ before the others existed). In ``settings`` it is the fixtures' values, comma se
 when they differ. A ``summary`` row with ``level`` null averages all the fixture's cases; sweeps add one
 row per selectivity level. ``backend`` is the spec's label (``qdrant-edge:exact=true``),
 so one backend run twice with different options stays apart. Schema 1 (``compare``)
-and ``filterproof-sweep/1`` (``sweep``) are replaced by this one; see the README.
+and ``filterproof-sweep/1`` (``sweep``) are replaced by this one;
+``scripts/convert_sweep_v1.py`` converts an old sweep report. The documentation site
+renders this docstring as its results-schema page (``docs/reference/results.md``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ EF_SEARCH = 200
 EF_CONSTRUCTION = 200
 MAX_NEIGHBORS = 32
 """HNSW defaults, above Chroma's own (100/100/16), which lose recall on clustered vectors
-(README "Chroma" has the measurement)."""
+(docs/backends/chroma.md has the measurement)."""
 
 
 class ChromaOptions(RevisionOption):

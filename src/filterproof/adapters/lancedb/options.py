@@ -2,7 +2,7 @@
 
 Search settings default to LanceDB's own (``nprobes``, ``refine_factor`` and ``ef``
 unset: the engine chooses), and ``prefilter=true``, LanceDB's default, so that the
-backend measures what a LanceDB user gets out of the box; README says what to set.
+backend measures what a LanceDB user gets out of the box; docs/backends/lancedb.md says what to set.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Index and search parameters default to pgvector's own defaults (``hnsw.ef_search`` 40,
 ``m`` 16, ``ef_construction`` 64, ``ivfflat.probes`` 1, ``iterative_scan`` off,
 ``hnsw.max_scan_tuples`` 20000), because the backend measures what a pgvector user gets
-out of the box; README says what to set instead. ``index=exact`` (the default) has no
+out of the box; docs/backends/pgvector.md says what to set instead. ``index=exact`` (the default) has no
 vector index at all: the planner scans and sorts, which is exhaustive.
 """
 
