@@ -146,3 +146,15 @@ def test_a_nul_character_makes_an_identity_malformed(doc: dict, where: PolicyFil
     assert problem({**doc, "groups": ["engineering", "x\x00"]}, where.active) == "a group contains U+0000"
     nul_principal = PolicyFilter(Principal("acme\x00", ("engineering",)), where.as_of, where.active)
     assert not is_eligible(doc, nul_principal)
+
+
+def test_flags_are_rewritten_only_for_pairs_a_document_can_hold() -> None:
+    """A map entry no well-formed document can hold rewrites no flag: joined as ``tenant/logical_id`` it could
+    name another pair's documents, and a store may refuse its key."""
+    from filterproof.adapters.revisions import flags_to_rewrite, logical_key
+
+    old = ActiveRevisions.of({("acme", "x/y"): 1})
+    new = ActiveRevisions.of({("acme", "x/y"): 1, ("acme/x", "y"): 2, ("acme\x00", "y"): 1, ("acme", "y\ud800"): 1,
+                              ("acme", "z"): 1})
+    assert logical_key("acme/x", "y") == logical_key("acme", "x/y")  # why the first entry must not be rewritten
+    assert flags_to_rewrite(old, new) == [("acme", "z")]

@@ -265,3 +265,16 @@ def test_exactly_the_fields_a_filter_reads_are_indexed(flag: bool) -> None:
         assert set(adapter.indexes) == read | ({LID} if flag else set())
     finally:
         adapter.close()
+
+
+@pytest.mark.parametrize("principal", [Principal("acme\ud800", ("eng",)), Principal("acme", ("eng\ud800",)),
+                                       Principal("acme\x00", ("eng",)), Principal("acme", ("eng\x00x",))],
+                         ids=["surrogate tenant", "surrogate group", "NUL tenant", "NUL group"])
+def test_an_identity_no_document_can_hold_compiles_to_nothing_and_renders(principal: Principal) -> None:
+    """A principal's tenant or group that no well-formed document can hold (a lone surrogate, a NUL) matches
+    nothing, and never reaches the engine: qdrant-edge cannot even take a lone surrogate (UTF-8)."""
+    tenant, groups = tenant_clause(principal), groups_clause(principal)
+    assert tenant == AnyOf(TENANT, ()) or groups == AnyOf(GROUPS, ())
+    for node in (tenant, groups):
+        render(node, EdgeFamily())
+        render(node, ModelsFamily())

@@ -60,3 +60,11 @@ class KeyCache:
             keys = active_keys(active, tenant)
             self._by_tenant[tenant] = [self._encode(k) for k in keys] if self._encode else keys
         return self._by_tenant[tenant]
+
+
+def flags_to_rewrite(old: ActiveRevisions, new: ActiveRevisions) -> list[tuple[str, str]]:
+    """The pairs whose current-revision flags a change from ``old`` to ``new`` rewrites: those that changed and
+    that a well-formed document can hold. The others flag nothing, and their ``tenant/logical_id`` key could name
+    another pair's documents (``acme/x`` + ``y`` joins as ``acme`` + ``x/y``) or be refused by the store (a lone
+    surrogate, a NUL)."""
+    return [pair for pair in old.changed(new) if can_hold(*pair)]

@@ -140,6 +140,28 @@ class ContractChecks:
         [best] = native.search(vec(0, 3, 4), 1, None)
         assert best.id == "a1" and best.score == pytest.approx(1.0, abs=1e-3), f"a1 keeps its old vector: {best}"
 
+    def test_an_id_twice_in_one_upsert_keeps_the_last(self, native: Adapter) -> None:
+        """An upsert whose records repeat an id stores the last of them, as if upserted one after the other: one
+        document, the last vector and metadata.
+
+        If this fails: the store deduplicated the batch keeping the first record (``np.unique``
+        with ``return_index``, ``INSERT OR IGNORE``, a dict built the other way), or stored both.
+        """
+        where = three(native)
+        first, last = sc.meta(logical_id="a", groups=["nobody"]), sc.meta(logical_id="a")
+        native.upsert([Record("a1", vec(0, 0, 1), first), Record("a1", vec(0, 3, 4), last)])
+        got = set(found_ids(native, where))
+        docs = {"a1": last, "b1": sc.meta(logical_id="b")}
+        assert got == {"a1", "b1"}, f"after upserting a1 twice in one call: {sc.mismatch(got, {'a1', 'b1'}, docs)}"
+        native.upsert([Record("b1", vec(0, 1, 0), sc.meta(logical_id="b")),
+                       Record("b1", vec(0, 1, 0), sc.meta(logical_id="b", groups=["nobody"]))])
+        got = set(found_ids(native, where))
+        assert got == {"a1"}, f"after upserting b1 twice, the last without access: {sc.mismatch(got, {'a1'}, docs)}"
+        unfiltered = found_ids(native, None)
+        assert sorted(unfiltered) == ["a1", "b1", "c1"], f"unfiltered after the repeated ids: {unfiltered}"
+        [best] = native.search(vec(0, 3, 4), 1, None)
+        assert best.id == "a1" and best.score == pytest.approx(1.0, abs=1e-3), f"a1 keeps the first vector: {best}"
+
     def test_deleting_an_unknown_id_is_ignored(self, mutable: Adapter) -> None:
         """``delete`` of ids the store does not hold raises nothing and removes nothing else.
 

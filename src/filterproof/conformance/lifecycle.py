@@ -18,6 +18,13 @@ from filterproof.conformance.plugin import example_count
 from filterproof.conformance.sequence_draws import drawn
 from filterproof.policy import PolicyFilter
 
+FIELD_FLIPS: dict[str, tuple[Any, Any]] = {
+    "tenant": ("acme", "beta"), "logical_id": ("doc", "unmapped"), "revision": (1, 2), "status": ("active", "draft"),
+    "groups": (["engineering"], ["nobody"]), "valid_from": ("2020-01-01", "2027-01-01"),
+    "valid_until": ("2027-01-01", "2026-06-01"),
+}
+"""For each field, a value that keeps ``scenarios.meta()`` eligible and one that makes it ineligible (with the map
+of ``meta()``: ``acme/doc`` at revision 1)."""
 MIN_NONEMPTY = 0.1
 MIN_STEPS, MAX_STEPS = 4, 24
 REQUIRED_KINDS = ("insert", "replace", "re-upsert", "delete", "delete unknown", "update revision", "update tenant",
@@ -152,6 +159,26 @@ class LifecycleChecks:
         s.delete("drop")
         assert s.native_ids(where) == {"keep"}
         assert s.native_ids(None) == {"keep"}
+
+    @pytest.mark.parametrize("field", sorted(FIELD_FLIPS))
+    def test_every_field_updated_both_ways(self, mutable: Adapter, field: str) -> None:
+        """A store holding one document: ``update_metadata`` changing only ``field`` lets it in, then out, then
+        in again (and the same starting from in); every step visible to the next query.
+
+        If this fails: the store derived something from the field at upsert (a flag, a zone
+        map of the segment's dates, a bitmap or posting list, a cached mask) that an update
+        does not rewrite, or rewrites in one direction only (revocations, not grants).
+        """
+        inside, outside = FIELD_FLIPS[field]
+        where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for({"d": sc.meta()}))
+        for start, then in ((outside, inside), (inside, outside)):
+            docs = {"d": sc.meta(**{field: start})}
+            s = sc.Scenario.build(mutable, docs)
+            for value in (start, then, start, then):
+                s.update("d", sc.meta(**{field: value}))
+                got, want = s.native_ids(where), s.policy_ids(where)
+                assert got == want, (f"after update_metadata set {field} to {sc.shown(value)} (the document alone in "
+                                     f"the store, written with {sc.shown(start)}): {sc.mismatch(got, want, s.docs)}")
 
     def test_generated_sequences_of_operations(self, mutable: Adapter, request: pytest.FixtureRequest) -> None:
         """Generated sequences of upserts (new, replacing, after a delete), deletes (known and unknown ids),

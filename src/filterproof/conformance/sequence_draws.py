@@ -11,12 +11,13 @@ in a few dozen sequences.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from filterproof.conformance import scenarios as sc
 from filterproof.conformance.sequences import (
     FIELD_VALUES,
+    FROMS,
     IDS,
     LOGICAL_IDS,
     REVISIONS,
@@ -48,7 +49,8 @@ def metadata(rnd: random.Random, model: Model) -> dict[str, Any]:
     else:
         tenant, logical_id, revision = rnd.choice(TENANTS), rnd.choice(LOGICAL_IDS), rnd.choice(REVISIONS)
     meta = sc.meta(tenant=tenant, logical_id=logical_id, revision=revision,
-                   groups=rnd.choice([["eng"], ["ops"], ["eng", "ops"]]), valid_until=rnd.choice(UNTILS))
+                   groups=rnd.choice([["eng"], ["ops"], ["eng", "ops"]]), valid_until=rnd.choice(UNTILS),
+                   valid_from=rnd.choice(FROMS))
     if rnd.random() < 0.25:
         name = rnd.choice(sorted(FIELD_VALUES))
         value = rnd.choice(FIELD_VALUES[name])
@@ -100,17 +102,33 @@ def current(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int]) -> b
 
 
 def update_value(rnd: random.Random, model: Model, doc_id: str, name: str) -> Any:
-    """A new value for one field; for a key field of a stored document, half the time one that moves it across
-    the map (from its current revision to none, or back), since that is when a flag derived from the old key
-    goes wrong."""
+    """A new value for one field; for a key or date field of a stored document, half the time one that moves it
+    across the map or the window (``ACROSS``)."""
     values = FIELD_VALUES[name]
     meta = model.docs.get(doc_id)
-    if meta is not None and name in ("tenant", "logical_id", "revision") and rnd.random() < 0.5:
-        now = current(meta, model.active)
-        across = [v for v in values if v is not ... and current({**meta, name: v}, model.active) != now]
+    if meta is not None and name in ACROSS and rnd.random() < 0.5:
+        now = ACROSS[name](meta, model.active)
+        across = [v for v in values if ACROSS[name](changed(meta, name, v), model.active) != now]
         if across:
             return rnd.choice(across)
     return rnd.choice(values)
+
+
+def changed(meta: Mapping[str, Any], name: str, value: Any) -> dict[str, Any]:
+    return {k: v for k, v in meta.items() if k != name} | ({} if value is ... else {name: value})
+
+
+def in_window(meta: Mapping[str, Any], _: Any) -> bool:
+    start, end = parse_date(meta.get("valid_from")), parse_date(meta.get("valid_until"))
+    return start is not None and start <= sc.AS_OF and (meta.get("valid_until") is None or
+                                                         (end is not None and end > sc.AS_OF))
+
+
+ACROSS: dict[str, Callable[[Mapping[str, Any], Any], bool]] = {
+    "tenant": current, "logical_id": current, "revision": current, "valid_from": in_window, "valid_until": in_window}
+"""For these fields an update is half the time drawn across a line: the map's (a current document stops being
+current, or the reverse) or the window's (a document enters or leaves it): what a store derived from the old value
+(a flag, a zone map, an index entry) goes wrong exactly then."""
 
 
 def operations(rnd: random.Random, model: Model) -> tuple[Operation, ...]:

@@ -41,11 +41,13 @@ FIELD_VALUES: dict[str, tuple[Any, ...]] = {
     "revision": (*REVISIONS, "1"),
     "status": ("active", "active", "superseded", "Active"),
     "groups": (["eng"], ["ops"], ["eng", "ops"], "eng", [], ...),
-    "valid_from": ("2026-01-01", "2027-01-01", "2026-02-30"),
+    "valid_from": ("2026-01-01", "2020-01-01", "2027-01-01", "2026-02-30"),
     "valid_until": (..., None, "2026-06-01", "2026-09-09", "2026-09-08"),
 }
 """The values ``update_metadata`` may give one field (``...`` removes it): well-formed ones first, then a
 malformed one, so that a document also leaves and re-enters the eligible set by a change of its own."""
+FROMS = ("2026-01-01", "2026-01-01", "2026-01-01", "2027-01-01")
+"""A new document's valid_from: one in four not yet in effect (an update may bring it in)."""
 UNTILS = (..., ..., None, "2027-01-01", "2026-06-01")
 """A new document's valid_until: mostly open or ahead, sometimes past, so that documents differ in the keys
 they hold (a store that merges a new document into an old one shows)."""

@@ -14,7 +14,8 @@ dictionary from its first write shows):
 Besides the twins: values an interpreter may read as something else (``twins.NAME_VALUES``:
 column names, query words, quotes), and composite keys (``acme``/``x:y`` against
 ``acme:x``/``y``, for every separator a store may join a key with). Revisions: one document
-per revision of each colliding pair, the map at one side of every pair, then the other.
+per revision of each colliding pair, the map at one side of every pair, then the other;
+and revisions out of the 64-bit range, the map at the valid revision each would wrap to.
 Dates: at each boundary day a window that starts there, one that ends there, one of that
 day alone, an empty one and a reversed one, asked the day before, on and after; and
 windows written in spellings lenient parsers take, asked inside what they would mean.
@@ -133,11 +134,40 @@ def names_world(name: str, family: str, values: Iterable[str]) -> TwinWorld:
 
 
 def identity_worlds(name: str) -> list[TwinWorld]:
-    """Every world of one identity field: a twin family each, the names, and (logical_id) the composite keys."""
+    """Every world of one identity field: a twin family each, the names, many distinct values (not for the
+    status) and (logical_id) the composite keys."""
     families = by_family(twins.identity_twins(name))
     worlds = [identity_world(name, family, entries) for family, entries in families.items()]
     worlds += [names_world(name, family, values) for family, values in twins.NAME_VALUES.items()]
+    worlds += [many_values_world(name)] if name != "status" else []
     return worlds + ([composite_world()] if name == "logical_id" else [])
+
+
+MANY = 300
+ASKED_POSITIONS = (0, 1, 63, 64, 65, 127, 128, 129, 255, 256, 257, MANY - 1)
+"""Where a store's capacity for distinct values runs out: bits of a 64-bit mask, codes of a signed or unsigned
+byte. The values are written in this order, so the 65th and the 257th are new when they arrive."""
+
+
+def many_values_world(name: str) -> TwinWorld:
+    """``MANY`` distinct values of one field, one document each, written in order; asked for by a value at each of
+    ``ASKED_POSITIONS`` (tenant, group) or under maps holding every key or only the keys at those positions
+    (logical_id)."""
+    values = [f"{name[0]}{n:03d}" for n in range(MANY)]
+    asked = [values[n] for n in ASKED_POSITIONS]
+    what = {v: f"distinct {name} number {n + 1} of {MANY}" for n, v in enumerate(values)}
+    world = values_world(name, f"{name} many values", values, [], what)
+    if name == "tenant":
+        world.principals = [sc.principal(v) for v in asked]
+        world.maps = {"every key in the map": world.maps["every key in the map"]}
+    elif name == "group":
+        world.principals = [Principal(sc.TENANT, (v,)) for v in asked]
+    else:
+        world.maps = {"every key in the map": world.maps["every key in the map"],
+                      "only the asked positions' keys in the map": ActiveRevisions.of({(sc.TENANT, v): 1
+                                                                                     for v in asked})}
+    world.batches = [[f"{name[0]}{n}" for n in range(start, min(start + 64, MANY))] for start in range(0, MANY, 64)]
+    return world
 
 
 def composite_world() -> TwinWorld:
@@ -171,6 +201,11 @@ def revision_world() -> TwinWorld:
     maps = {f"the map at every pair's {which} revision": ActiveRevisions.of(
         {(sc.TENANT, f"r{i}"): pick(t) for i, t in enumerate(entries)})
         for which, pick in (("first", lambda t: t.value), ("second", lambda t: t.twin))}
+    # Out of range: malformed, and the map holds the valid revision it would wrap to.
+    for j, (name, revision, wrapped) in enumerate(twins.OUT_OF_RANGE):
+        docs[f"o{j}"] = sc.meta(logical_id=f"o{j}", revision=revision)
+        what[f"o{j}"] = f"revision {revision} (out of the signed 64-bit range: {name}): malformed"
+        maps = {label: active.replace(sc.TENANT, f"o{j}", wrapped) for label, active in maps.items()}
     return TwinWorld("revision widths", docs, maps, [sc.principal()], what=what)
 
 

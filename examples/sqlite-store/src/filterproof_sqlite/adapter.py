@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from filterproof.adapters.base import Capabilities, Hit, Record
-from filterproof.policy import PolicyFilter
+from filterproof.policy import PolicyFilter, matchable
 
 SCHEMA = """
 CREATE TABLE docs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT UNIQUE NOT NULL,
@@ -110,15 +110,20 @@ class SqliteAdapter:
     def _load_policy(self, where: PolicyFilter) -> None:
         if self._active_digest != where.active.digest:
             self._db.execute("DELETE FROM active")
+            # Entries no document can hold (a NUL, a lone surrogate, which SQLite cannot even take) match nothing.
             self._db.executemany("INSERT INTO active VALUES (?, ?, ?)",
-                                 [(t, logical, rev) for (t, logical), rev in where.active.items()])
+                                 [(t, logical, rev) for (t, logical), rev in where.active.items()
+                                  if matchable(t) and matchable(logical)])
             self._active_digest = where.active.digest
         self._db.execute("DELETE FROM asked")
-        self._db.executemany("INSERT OR IGNORE INTO asked VALUES (?)", [(g,) for g in where.principal.groups])
+        self._db.executemany("INSERT OR IGNORE INTO asked VALUES (?)",
+                             [(g,) for g in where.principal.groups if matchable(g)])
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         if where is None:
             rows = self._db.execute("SELECT id, vector FROM docs ORDER BY seq").fetchall()
+        elif not matchable(where.principal.tenant):
+            return []  # a tenant no document can hold
         else:
             self._load_policy(where)
             rows = self._db.execute(f"SELECT id, vector FROM docs WHERE {POLICY_WHERE} ORDER BY seq",

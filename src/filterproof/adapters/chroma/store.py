@@ -57,7 +57,7 @@ from filterproof.adapters.chroma.where import (
     stored_metadata,
 )
 from filterproof.adapters.paths import PathLock
-from filterproof.adapters.revisions import KeyCache, logical_key, revision_key
+from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.servers.chroma import ChromaServer
 from filterproof.servers.chroma_container import ChromaService
@@ -177,7 +177,7 @@ class _ChromaStore(AdapterBase):
         interruption between the two leaves documents excluded, never admitted.
         """
         if self.revision_flags and self._collection is not None:
-            changed = self.active.changed(active)
+            changed = flags_to_rewrite(self.active, active)
             for start in range(0, len(changed), KEYS_PER_FILTER):
                 part = changed[start:start + KEYS_PER_FILTER]
                 self._write_flag_where({LID: {"$in": [logical_key(*p) for p in part]}}, "no")

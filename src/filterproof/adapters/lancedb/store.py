@@ -40,7 +40,7 @@ from filterproof.adapters import textcodec
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.lancedb import where as lw
 from filterproof.adapters.lancedb.options import LanceDBOptions
-from filterproof.adapters.revisions import KeyCache, logical_key, revision_key
+from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
 DEFAULT_TABLE = "filterproof"
@@ -158,7 +158,7 @@ class LanceDBAdapter(AdapterBase):
         ``update`` is committed when it returns.
         """
         if self.revision_flags and self._table is not None:
-            changed = self.active.changed(active)
+            changed = flags_to_rewrite(self.active, active)
             for start in range(0, len(changed), FLAG_BATCH):
                 part = changed[start:start + FLAG_BATCH]
                 lids = ", ".join(lw.literal(logical_key(*p)) for p in part)

@@ -40,7 +40,7 @@ from psycopg import sql
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.pgvector import sql as pgsql
 from filterproof.adapters.pgvector.options import ROWS_PER_LIST, PgvectorOptions
-from filterproof.adapters.revisions import KeyCache, logical_key, revision_key
+from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.errors import BackendUnavailable
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
@@ -215,7 +215,7 @@ class PgvectorAdapter(AdapterBase):
         all lose the flag, then each new active revision gets it.
         """
         if self.revision_flags and self._dim:
-            changed = self.active.changed(active)
+            changed = flags_to_rewrite(self.active, active)
             lids = [pgsql.pg_text(logical_key(*pair)) for pair in changed]
             keys = [pgsql.pg_text(revision_key(*pair, active[pair])) for pair in changed if pair in active]
             with self._conn.transaction():

@@ -28,7 +28,7 @@ from filterproof.adapters.qdrant.payload import (
     point_id,
     stored_payload,
 )
-from filterproof.adapters.revisions import logical_key, revision_key
+from filterproof.adapters.revisions import flags_to_rewrite, logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
 WRITE_BATCH = 256
@@ -117,7 +117,7 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         revision of the changed documents loses its flag, then the new active one gets it.
         """
         if self.revision_flags and self._dim:
-            changed = self.active.changed(active)
+            changed = flags_to_rewrite(self.active, active)
             for start in range(0, len(changed), FLAG_BATCH):
                 part = changed[start:start + FLAG_BATCH]
                 self._set_payload_where(self._compiler.render(AnyOf(LID, tuple(logical_key(*p) for p in part))),

@@ -58,7 +58,7 @@ from filterproof.adapters.qdrant.payload import (
     timestamp,
 )
 from filterproof.adapters.revisions import can_hold, revision_key
-from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision
+from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision, matchable
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,10 @@ def form_clause() -> Node:
 
 
 def tenant_clause(principal: Principal) -> Node:
-    return Equals(TENANT, _text(principal.tenant, "principal tenant"))
+    """The principal's tenant; one no well-formed document can hold (NUL, a lone surrogate, which qdrant-edge
+    cannot even take) matches nothing, as ``MatchAny([])``."""
+    tenant = _text(principal.tenant, "principal tenant")
+    return Equals(TENANT, tenant) if matchable(tenant) else AnyOf(TENANT, ())
 
 
 def status_clause() -> Node:
@@ -118,7 +121,8 @@ def status_clause() -> Node:
 
 
 def groups_clause(principal: Principal) -> Node:
-    return AnyOf(GROUPS, tuple(_text(g, "principal group") for g in principal.groups))
+    """Any of the principal's groups that a well-formed document can hold (none: nothing matches)."""
+    return AnyOf(GROUPS, tuple(g for g in (_text(g, "principal group") for g in principal.groups) if matchable(g)))
 
 
 def valid_from_clause(as_of: date) -> Node:

@@ -9,6 +9,7 @@ or groups.
 from __future__ import annotations
 
 import unicodedata
+import urllib.parse
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -184,10 +185,10 @@ class HashedGroups(RowPredicate):
     name = "defect-hashed-groups"
 
     def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
-        asked = {zlib.crc32(g.encode()) for g in where.principal.groups if isinstance(g, str)}
+        asked = {zlib.crc32(g.encode("utf-8", "surrogatepass")) for g in where.principal.groups if isinstance(g, str)}
         groups = meta.get("groups")
         stored = [g for g in groups if isinstance(g, str)] if isinstance(groups, list) else []
-        shared = [g for g in stored if zlib.crc32(g.encode()) in asked]
+        shared = [g for g in stored if zlib.crc32(g.encode("utf-8", "surrogatepass")) in asked]
         if not shared:
             return False
         return is_eligible(meta, PolicyFilter(Principal(where.principal.tenant, (shared[0],)), where.as_of,
@@ -262,3 +263,57 @@ class FirstWriteWidth(ReferenceAdapter):
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         super().update_metadata(id, self._cut(metadata))
+
+
+class EncodesWithReplacement(RewritesIdentities):
+    """Encodes identities with ``errors="replace"`` before it checks them: a lone surrogate becomes ``?``, so a
+    malformed identity passes and equals an ordinary one."""
+
+    name = "defect-encodes-with-replacement"
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return value.encode("utf-8", "replace").decode("utf-8")
+
+
+class DecodesKeyPaths(RewritesIdentities):
+    """Keeps the active map behind ``PUT /revisions/{tenant}/{logical_id}`` without percent-encoding the logical
+    id: the server decodes ``%65`` into ``e`` and cuts at ``?`` or ``#``."""
+
+    name = "defect-decodes-key-paths"
+    fields = ("logical_id",)
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        return urllib.parse.unquote(value).split("?")[0].split("#")[0]
+
+
+class GroupBitmask(RowPredicate):
+    """Interns groups, in the order they are first written, as bits of a 64-bit mask: from the 65th distinct group
+    on there is no bit, and those groups match nothing."""
+
+    name = "defect-group-bitmask"
+
+    def _clear(self, dim: int) -> None:
+        super()._clear(dim)
+        self._bits: dict[str, int] = {}
+
+    def _intern(self, metadata: Mapping[str, Any]) -> None:
+        groups = metadata.get("groups")
+        for group in groups if isinstance(groups, list) else []:
+            if isinstance(group, str):
+                self._bits.setdefault(group, len(self._bits))
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        for record in records:
+            self._intern(record.metadata)
+        super().upsert(records)
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        if id in self._row:
+            self._intern(metadata)
+        super().update_metadata(id, metadata)
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        asked = tuple(g for g in where.principal.groups if self._bits.get(g, 64) < 64)
+        return is_eligible(meta, PolicyFilter(Principal(where.principal.tenant, asked), where.as_of, where.active))

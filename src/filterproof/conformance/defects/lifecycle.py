@@ -11,6 +11,7 @@ passes the hand-written lifecycle scenarios and fails the generated sequences
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from filterproof.adapters.base import Record
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.columns import PolicyColumns
-from filterproof.policy import ActiveRevisions, PolicyFilter, structural_problem
+from filterproof.policy import ActiveRevisions, PolicyFilter, parse_date, structural_problem
 
 
 def pair(meta: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -184,3 +185,34 @@ class OptimizeRestoresFlags(StoredFlags):
         restored = {i: self._built.get(i, flag) for i, flag in self._flags.items()}
         self._built, self._flags = dict(self._flags), restored
         self._changed()
+
+
+class ZoneMapWidenedOnUpsert(ReferenceAdapter):
+    """Keeps a zone map of the stored dates (the earliest ``valid_from``, the latest end, open counting as
+    latest) that upserts widen and updates never touch, and answers nothing for a day outside it: a document
+    updated to start earlier (or end later) than every document written stays out."""
+
+    name = "defect-zone-map-widened-on-upsert"
+
+    def _clear(self, dim: int) -> None:
+        super()._clear(dim)
+        self._first: date | None = None
+        self._last: date | None = None
+        self._open = False
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        for record in records:
+            start, raw_end = parse_date(record.metadata.get("valid_from")), record.metadata.get("valid_until")
+            end = parse_date(raw_end)
+            if start is not None:
+                self._first = start if self._first is None else min(self._first, start)
+            self._open |= raw_end is None
+            if end is not None:
+                self._last = end if self._last is None else max(self._last, end)
+        super().upsert(records)
+
+    def mask(self, where: PolicyFilter) -> np.ndarray:
+        found = super().mask(where)
+        before = self._first is None or where.as_of < self._first
+        after = not self._open and (self._last is None or where.as_of >= self._last)
+        return np.zeros_like(found) if before or after else found

@@ -74,3 +74,16 @@ class RevisionKeyPrefix(EncodesRevisions):
 
     def same(self, stored: int, active: int) -> bool:
         return str(stored).startswith(str(active))
+
+
+class PacksRevisionsLoosely(RowPredicate):
+    """Checks a revision's range as ``-2**63 <= r <= 2**64`` (off by the unsigned top) and packs it into a signed
+    64-bit field, which wraps: revision ``2**63`` is stored as ``-2**63`` and matches the map's ``-2**63``."""
+
+    name = "defect-packs-revisions-loosely"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        revision = meta.get("revision")
+        if isinstance(revision, int) and not isinstance(revision, bool) and -(2**63) <= revision <= 2**64:
+            meta = {**meta, "revision": (revision + 2**63) % 2**64 - 2**63}
+        return is_eligible(meta, where)

@@ -33,6 +33,19 @@ class AppendsOnUpsert(ReferenceAdapter):
         self._changed()
 
 
+class KeepsFirstOfRepeats(ReferenceAdapter):
+    """Deduplicates an upsert's records by id keeping the first of each (``np.unique(ids, return_index=True)``):
+    the earlier record of a repeated id wins."""
+
+    name = "defect-keeps-first-of-repeats"
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        first: dict[str, Record] = {}
+        for record in records:
+            first.setdefault(record.id, record)
+        super().upsert(list(first.values()))
+
+
 class RaisesOnUnknownDelete(ReferenceAdapter):
     """``delete`` of an id the store does not hold raises (the contract: unknown ids are ignored)."""
 

@@ -27,10 +27,21 @@ Where each family occurs (public reports where they exist):
   key path), word tokenization (weaviate #5156: ``Equal("Verified")`` matched
   "Not Verified").
 * **nul**: C strings stop at U+0000 (SQLite's JSON functions, C extensions).
+* **encoding errors**: text encoded with ``errors="replace"`` (or decoded so) before it
+  is checked turns a lone surrogate into ``?`` or U+FFFD, so a malformed identity
+  equals an ordinary one.
+* **url**: identities put into URL paths without percent-encoding: the server decodes
+  ``%6F`` into ``o``, cuts at ``?`` or ``#``, and may read ``+`` as a space.
 * **empty**: an empty string read as missing (Oracle: ``'' IS NULL``) or dropped
   by a filter builder, so that the clause matches everything.
 * **collation**: language collations equate ``ß`` and ``ss`` (``utf8mb4_unicode_ci``,
   ICU), a ligature and its letters, the Kelvin sign and ``K``, the long s and ``s``.
+* **hash**: strings whose 32-bit hashes are equal (``HASH_PAIRS``), for stores that key
+  identities by a hash and never compare the strings.
+* **names and quotes** (``NAME_VALUES``): values an interpreter reads as a column name, an
+  operator, a placeholder or a quote, when a store pastes them into a query.
+* **composite keys** (``COMPOSITE_SEPARATORS``): pairs a joined ``tenant``/``logical_id``
+  key makes one.
 
 Revisions are signed 64-bit integers; ``REVISION_TWINS`` are pairs that collide when
 a store keeps them narrower (32-bit columns wrap or saturate; JSON numbers in
@@ -59,7 +70,7 @@ from filterproof.conformance.twins.days import (
     spellings,
     window,
 )
-from filterproof.conformance.twins.numbers import REVISION_TWINS, revision_twins
+from filterproof.conformance.twins.numbers import OUT_OF_RANGE, REVISION_TWINS, revision_twins
 from filterproof.conformance.twins.strings import (
     COMPOSITE_SEPARATORS,
     HASH_PAIRS,
@@ -73,6 +84,6 @@ from filterproof.conformance.twins.strings import (
 )
 
 __all__ = ["COMPOSITE_SEPARATORS", "DATE_BOUNDARIES", "DATE_SPELLINGS", "HASH_PAIRS", "IDENTITY_SEEDS", "NAME_VALUES",
-           "NOT_DAYS", "NUL", "REVISION_TWINS", "SECOND_SEED", "STRING_FAMILIES", "WINDOW_SHAPES", "Twin",
-           "asked_days", "identity_twins", "revision_twins", "shifted", "shown", "spellings", "string_twins",
+           "NOT_DAYS", "NUL", "OUT_OF_RANGE", "REVISION_TWINS", "SECOND_SEED", "STRING_FAMILIES", "WINDOW_SHAPES",
+           "Twin", "asked_days", "identity_twins", "revision_twins", "shifted", "shown", "spellings", "string_twins",
            "window"]

@@ -29,3 +29,10 @@ def revision_twins() -> list[Twin]:
     return [Twin("revision", family, name, a, b) for family, name, a, b in REVISION_TWINS]
 
 
+OUT_OF_RANGE: tuple[tuple[str, int, int], ...] = (
+    ("2^63 wraps to the int64 minimum", 2**63, -(2**63)),
+    ("2^64 + 1 wraps to 1", 2**64 + 1, 1),
+    ("below the int64 minimum wraps to the maximum", -(2**63) - 1, 2**63 - 1),
+)
+"""(name, revision, the valid revision it wraps to): a revision outside the signed 64-bit range is malformed, but a
+store that checks the range loosely and packs the value into an int64 makes it equal to a valid one."""

@@ -36,6 +36,14 @@ def inside(mark: str) -> Callable[[str], str]:
     return lambda value: value[:1] + mark + value[1:]
 
 
+def percent_encoded(value: str) -> str:
+    """The last ASCII letter written as ``%XX`` (what a server that decodes paths reads back as the letter)."""
+    for i in reversed(range(len(value))):
+        if value[i].isascii() and value[i].isalpha():
+            return value[:i] + f"%{ord(value[i]):02X}" + value[i + 1:]
+    return value
+
+
 def swap(a: str, b: str) -> Callable[[str], str]:
     """Replace the first ``a`` with ``b``, or else the first ``b`` with ``a``."""
     return lambda value: value.replace(a, b, 1) if a in value else value.replace(b, a, 1)
@@ -59,6 +67,10 @@ STRING_FAMILIES: dict[str, dict[str, Callable[[str], str]]] = {
     "affix": {"prefix": lambda v: v[:-1], "extended": lambda v: v + "x", "suffixed": lambda v: v + "-corp",
               "prefixed": lambda v: "x" + v},
     "nul": {"NUL at the end": lambda v: v + NUL, "NUL then more": lambda v: v + NUL + "evil"},
+    "encoding errors": {"lone surrogate": lambda v: v + "\ud800", "replaced by ?": lambda v: v + "?",
+                        "replacement character": lambda v: v + "\ufffd"},
+    "url": {"a letter percent-encoded": percent_encoded, "a query string": lambda v: v + "?v=2",
+            "a fragment": lambda v: v + "#x", "a space as +": lambda v: v[:1] + "+" + v[1:]},
     "empty": {"empty string": lambda v: ""},
     "collation": {"sharp s": swap("ß", "ss"), "ligature fi": swap("\ufb01", "fi"), "Kelvin sign": swap("K", "\u212a"),
                   "long s": swap("s", "\u017f"), "dotless i": swap("i", "\u0131")},
