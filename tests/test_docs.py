@@ -7,7 +7,10 @@
 * ```bash blocks are run with ``bash -e -o pipefail`` from the repository root, this
   environment's ``filterproof``, ``pytest`` and ``python`` first on ``PATH``; a non-zero
   exit fails unless ``<!-- exit-code: N -->`` on the line before the block documents it;
-* ``<!-- skip: next "why" -->`` skips the next block, and the reason shows in the report.
+* ``<!-- skip: next "why" -->`` skips the next block, and the reason shows in the report;
+* ``<!-- save-as: NAME.py -->`` before a ```python block also writes the block, as shown, to
+  ``NAME.py`` in a directory on the ``PYTHONPATH`` of every later bash block (a module the
+  page tells the reader to save, e.g. an embedding function for ``--embedding``).
 
 Output (```text, ```json, ```toml, ```yaml) is not run; ```json marked
 ``<!-- fixture: loadable -->`` must load as a fixture (``tests/test_docs_site.py``).
@@ -20,6 +23,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
@@ -37,6 +41,9 @@ from docs_worker import serve
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
 EXIT_CODE = re.compile(r"<!-- exit-code: (\d+) -->")
+SAVE_AS = re.compile(r"<!-- save-as: ([\w.]+\.py) -->")
+SAVED = Path(tempfile.mkdtemp(prefix="filterproof-docs-"))
+"""Where ``save-as`` blocks are written; on the PYTHONPATH of bash blocks."""
 TIMEOUT = 600
 pytestmark = pytest.mark.slow  # about two minutes: every command on the site, each in its own process
 
@@ -44,8 +51,13 @@ pytestmark = pytest.mark.slow  # about two minutes: every command on the site, e
 def environment() -> dict[str, str]:
     """This interpreter's scripts (filterproof, pytest, python) first on PATH; no colour, a fixed width."""
     scripts = str(Path(sys.executable).parent)
+    path = os.pathsep.join(p for p in (str(SAVED), os.environ.get("PYTHONPATH", "")) if p)
     return {**os.environ, "PATH": scripts + os.pathsep + os.environ.get("PATH", ""), "NO_COLOR": "1",
-            "COLUMNS": "120"}
+            "COLUMNS": "120", "PYTHONPATH": path}
+
+
+def line_before(document: Document, start: int) -> str:
+    return document.text[:start].rstrip().rsplit("\n", 1)[-1].strip()
 
 
 class PythonPages:
@@ -75,6 +87,19 @@ class PythonPages:
         self.workers.clear()
 
 
+class PythonParser(CodeBlockParser):
+    """```python blocks, run by ``PythonPages``; after ``save-as``, also written to ``SAVED``."""
+
+    language = "python"
+
+    def __call__(self, document: Document) -> Iterator:
+        for region in super().__call__(document):
+            marked = SAVE_AS.fullmatch(line_before(document, region.start))
+            if marked:
+                (SAVED / marked.group(1)).write_text(str(region.parsed), encoding="utf-8")
+            yield region
+
+
 class BashParser(CodeBlockParser):
     """```bash blocks, run in a subprocess; the exit code they must end with is 0 unless documented."""
 
@@ -82,8 +107,7 @@ class BashParser(CodeBlockParser):
 
     def __call__(self, document: Document) -> Iterator:
         for region in super().__call__(document):
-            before = document.text[:region.start].rstrip().rsplit("\n", 1)[-1].strip()
-            marked = EXIT_CODE.fullmatch(before)
+            marked = EXIT_CODE.fullmatch(line_before(document, region.start))
             region.parsed = (str(region.parsed), int(marked.group(1)) if marked else 0)
             yield region
 
@@ -98,7 +122,7 @@ class BashParser(CodeBlockParser):
 
 
 PYTHON = PythonPages()
-SYBIL = Sybil(parsers=[CodeBlockParser("python", PYTHON), BashParser(), SkipParser()], path=str(ROOT))
+SYBIL = Sybil(parsers=[PythonParser(evaluator=PYTHON), BashParser(), SkipParser()], path=str(ROOT))
 
 
 def examples() -> Iterator[object]:

@@ -23,6 +23,7 @@ windows written in spellings lenient parsers take, asked inside what they would 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -49,7 +50,7 @@ class TwinWorld:
 
     def failures(self, adapter: Adapter) -> list[str]:
         """One line per (map, principal, day) whose native answer differs from the policy's."""
-        s = sc.Scenario.build(adapter, self.docs, batches=self.batches)
+        s = sc.Scenario.build(adapter, self.docs, texts=spread_texts(self.docs), batches=self.batches)
         found = []
         for map_label, active in self.maps.items():
             for principal in self.principals:
@@ -61,6 +62,23 @@ class TwinWorld:
                         found.append(f"[{self.label}, {map_label}] {sc.asked(where)}: "
                                      f"{sc.mismatch(got, want, s.docs)}" + (f" ({named})" if named else ""))
         return found
+
+
+SPREAD_WORDS = tuple(f"w{n}" for n in range(48))
+"""The vocabulary ``spread_texts`` draws from."""
+
+
+def spread_texts(ids: Iterable[str]) -> dict[str, str]:
+    """A text per document: the query, the id and four words drawn (seeded by position) from ``SPREAD_WORDS``.
+
+    Why: texts of only the query and the id make every document equidistant from every other
+    (each holds one unique word), the worst case for a graph index. pgvector's HNSW on 300 such rows
+    leaves some unreachable, a recall loss on degenerate data that the twin checks would report as a
+    filter dropping a document. Shared words give the graph neighbours; every text still holds the
+    query, so every document stays a candidate.
+    """
+    rng = random.Random(20)
+    return {i: " ".join([sc.QUERY, i.replace("-", " "), *rng.sample(SPREAD_WORDS, 4)]) for i in ids}
 
 
 def by_family(catalogue: Iterable[twins.Twin]) -> dict[str, list[twins.Twin]]:
