@@ -124,6 +124,9 @@ POINTERS = [
     ("GroupBitmask", "identity_twins", "test_identity_twins?group?",
      "[group many values, every key in the map] tenant 'acme' groups ('g064',) as of 2026-09-08: eligible but "
      "NOT returned (missing): g64: "),
+    ("GroupSlots", "identity_twins", "test_identity_twins?group?",
+     "[group many on one document, every key in the map] tenant 'acme' groups ('h08',) as of 2026-09-08: eligible "
+     "but NOT returned (missing): many: "),
     ("PacksRevisionsLoosely", "revision_twins", "test_revision_twins",
      f"{LEAK}: o0: {{'tenant': 'acme', 'logical_id': 'o0', 'revision': 9223372036854775808"),
     ("KeepsFirstOfRepeats", "twice", "test_an_id_twice_in_one_upsert_keeps_the_last",

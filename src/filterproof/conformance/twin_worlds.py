@@ -158,6 +158,7 @@ def identity_worlds(name: str) -> list[TwinWorld]:
     worlds = [identity_world(name, family, entries) for family, entries in families.items()]
     worlds += [names_world(name, family, values) for family, values in twins.NAME_VALUES.items()]
     worlds += [many_values_world(name)] if name != "status" else []
+    worlds += [many_groups_world()] if name == "group" else []
     return worlds + ([composite_world()] if name == "logical_id" else [])
 
 
@@ -186,6 +187,20 @@ def many_values_world(name: str) -> TwinWorld:
                                                                                      for v in asked})}
     world.batches = [[f"{name[0]}{n}" for n in range(start, min(start + 64, MANY))] for start in range(0, MANY, 64)]
     return world
+
+
+def many_groups_world() -> TwinWorld:
+    """One document holding ``GROUPS_ON_ONE`` groups, beside one holding none of them; asked for by a group at each
+    position (a store with a fixed number of group columns, or a list cut short, drops the later ones)."""
+    groups = [f"h{n:02d}" for n in range(GROUPS_ON_ONE)]
+    docs = {"many": sc.meta(logical_id="many", groups=groups), "other": sc.meta(logical_id="other", groups=["x"])}
+    principals = [Principal(sc.TENANT, (groups[n],)) for n in (0, 1, 3, 4, 7, 8, 15, 16, 31, 32, GROUPS_ON_ONE - 1)]
+    return TwinWorld("group many on one document", docs, {"every key in the map": sc.active_for(docs)}, principals,
+                     what={"many": f"a document in {GROUPS_ON_ONE} groups", "other": "a document in group 'x'"})
+
+
+GROUPS_ON_ONE = 40
+"""Groups on one document: past 4, 8, 16 and 32 slots. Lists of thousands are for a limits check."""
 
 
 def composite_world() -> TwinWorld:

@@ -317,3 +317,16 @@ class GroupBitmask(RowPredicate):
     def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
         asked = tuple(g for g in where.principal.groups if self._bits.get(g, 64) < 64)
         return is_eligible(meta, PolicyFilter(Principal(where.principal.tenant, asked), where.as_of, where.active))
+
+
+class GroupSlots(RowPredicate):
+    """Keeps a document's groups in eight columns (``group_0`` .. ``group_7``): a document's ninth group and
+    later are dropped on write, so a principal holding only one of those never sees it."""
+
+    name = "defect-group-slots"
+    SLOTS = 8
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        groups = meta.get("groups")
+        kept = {**meta, "groups": groups[:self.SLOTS]} if isinstance(groups, list) and groups else meta
+        return is_eligible(kept, where)
