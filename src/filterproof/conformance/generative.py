@@ -24,7 +24,7 @@ from filterproof.adapters.base import Adapter
 from filterproof.conformance import generated
 from filterproof.conformance import scenarios as sc
 from filterproof.conformance.dates import process_time_zone
-from filterproof.conformance.plugin import example_count
+from filterproof.conformance.plugin import Budgets
 from filterproof.policy import problem
 
 MIN_NONEMPTY = 0.25
@@ -157,7 +157,7 @@ def run_property(adapter: Adapter, examples: int, seed: Any = None,
     return strength
 
 
-class GeneratedChecks:
+class GeneratedChecks(Budgets):
     """The generated congruence property, with its own strength check."""
 
     def test_native_filter_equals_policy_on_generated_metadata(self, native: Adapter,
@@ -174,7 +174,7 @@ class GeneratedChecks:
         ``recall_tolerance``, never admit. If it fails on strength, the generator (not
         your store) is at fault: report it.
         """
-        strength = run_property(native, example_count(request.config))
+        strength = run_property(native, self.examples(request.config))
         weak = strength.problems()
         assert not weak, f"the property test was too weak to prove anything ({strength}): {'; '.join(weak)}"
 

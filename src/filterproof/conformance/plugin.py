@@ -126,3 +126,20 @@ def configured_factory(config: pytest.Config) -> Callable[[], Any]:
     if backend:
         return resolved_backend(config).open
     pytest.skip("no adapter selected: pass --backend NAME or --adapter package.module:factory")
+
+
+class Budgets:
+    """What a suite class spends on its generated checks; by default the command line's budgets.
+
+    A subclass may lower one for a store whose filtered search is a Python loop over every document, or
+    for a quick tier of its own test run (and say why): ``examples`` feeds the generated property and the
+    generated sequences, ``scale_documents`` the scale tier.
+    """
+
+    def examples(self, config: pytest.Config) -> int:
+        """Generated examples and sequences: ``--conformance-examples``."""
+        return example_count(config)
+
+    def scale_documents(self, config: pytest.Config) -> int:
+        """Documents in the scale tier: ``--conformance-scale`` (0 skips it)."""
+        return scale_size(config)

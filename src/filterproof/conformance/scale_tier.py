@@ -39,7 +39,7 @@ import pytest
 
 from filterproof.adapters.base import Adapter, Record, optimize, search_many, sync_active
 from filterproof.conformance import scale_changes, scale_corpus
-from filterproof.conformance.plugin import scale_size
+from filterproof.conformance.plugin import Budgets
 from filterproof.conformance.scenarios import asked
 
 KS = (10, scale_corpus.K_MAX)
@@ -115,14 +115,9 @@ def index_corpus(adapter: Adapter, corpus: scale_corpus.ScaleCorpus) -> None:
                                                             corpus.metadata[start:end], strict=True)])
 
 
-class ScaleChecks:
+class ScaleChecks(Budgets):
     """Thousands of documents, filters from 0.1% to 50%, far and written last, K = 10 and 100: no leak,
-    no short result, recall within tolerance."""
-
-    def scale_documents(self, config: pytest.Config) -> int:
-        """Documents in the tier: ``--conformance-scale``. A subclass may lower it for a store whose filtered
-        search is a Python loop over every document (and say why)."""
-        return scale_size(config)
+    no short result, recall within tolerance. ``scale_documents`` (``Budgets``) sets the corpus size."""
 
     def test_scale_tier(self, native: Adapter, request: pytest.FixtureRequest) -> None:
         """On a seeded corpus of ``--conformance-scale`` documents (default 5000; env
