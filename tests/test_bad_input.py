@@ -65,6 +65,7 @@ def test_odd_values_in_fields_the_policy_never_reads_are_stored_by_every_backend
     assert result.output.count("identical to reference") == len(EMBEDDED) - 1
 
 
+@pytest.mark.slow  # about 30 s: five fixtures through every embedded backend
 @pytest.mark.parametrize(("field", "value", "why"), [
     ("revision", 2**63, "signed 64-bit"), ("revision", float("nan"), "not an integer"),
     ("tenant", "acme\ud800", "lone surrogate"), ("groups", ["engineering\udfff"], "lone surrogate"),
@@ -187,3 +188,21 @@ def test_compare_fails_a_ci_gate_when_a_backend_leaks(tmp_path: Path, monkeypatc
     problems = json.loads(out.read_text())["problems"]
     assert {p["backend"] for p in problems} == {"leaky"} and {p["kind"] for p in problems} >= {"leak"}
     assert invoke("compare", str(shipped("adversarial.json")), "-b", "leaky", "--no-fail").exit_code == 0
+
+
+def test_an_integer_too_long_to_read_is_one_line_naming_its_place(tmp_path: Path) -> None:
+    """Python reads at most 4,300 digits of an integer literal; a longer one is a fixture error with its line
+    and column (issue 26), not ``ValueError: Exceeds the limit`` from ``json``."""
+    text = json.dumps(lab(), indent=1).replace('"revision": 1,', '"revision": ' + "7" * 5000 + ",", 1)
+    path = write(tmp_path, text)
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "7" * 5000 in row)
+    for command in ("check", "compare"):
+        one_line_error(invoke(command, str(path)), str(path), f"line {line} column", "5000 digits", "4300")
+
+
+def test_an_output_whose_directory_takes_no_new_file_is_a_usage_error(tmp_path: Path) -> None:
+    """``--json /proc/version``: the file exists, its directory exists, but no temporary file can be made beside
+    it; said before the run, naming the path (issue 26), not ``FileNotFoundError`` after it."""
+    fixture = str(shipped("freshness-lab.json"))
+    for option in ("--json", "--html"):
+        one_line_error(invoke("compare", fixture, option, "/proc/version"), "/proc/version", "cannot write")

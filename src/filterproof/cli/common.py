@@ -7,6 +7,7 @@ stays fast; numpy work, backends and matplotlib load when a command runs.
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,6 +75,11 @@ def writable(path: Path | None, what: str) -> Path | None:
         raise fail(f"{what} {path}: is a directory; give a file name")
     if not path.parent.is_dir():
         raise fail(f"{what} {path}: directory {path.parent} does not exist")
+    try:  # the file is written through a temporary file beside it (report.write): that must be possible too
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".check"):
+            pass
+    except OSError as error:
+        raise fail(f"{what} {path}: cannot write in {path.parent}: {error.strerror or error}") from None
     return path
 
 
