@@ -206,3 +206,17 @@ def test_an_output_whose_directory_takes_no_new_file_is_a_usage_error(tmp_path: 
     fixture = str(shipped("freshness-lab.json"))
     for option in ("--json", "--html"):
         one_line_error(invoke("compare", fixture, option, "/proc/version"), "/proc/version", "cannot write")
+
+
+@pytest.mark.slow  # about 20 s: three Chroma paths and the reference, every case in 10,000 groups
+def test_a_principal_in_ten_thousand_groups_answers_as_the_reference(tmp_path: Path) -> None:
+    """Issue 26: Chroma 1.5.9 died with a segmentation fault (exit 139, every backend's results lost) on an
+    ``$or`` of 10,000 ``$contains``; every case here asks with its own groups among 10,000 others."""
+    doc = lab()
+    for case in doc["cases"]:
+        case["groups"] = [f"directory-{n:05d}" for n in range(10_000 - len(case["groups"]))] + case["groups"]
+    path = write(tmp_path, doc)
+    backends = ["reference", "chroma", "langchain-chroma", "llamaindex-chroma"]
+    result = invoke("compare", str(path), *(arg for b in backends for arg in ("-b", b)), "--no-cases")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("identical to reference") == len(backends) - 1, result.output

@@ -118,6 +118,26 @@ def test_maps_beyond_one_sqlite_statement(store: Adapter, monkeypatch: pytest.Mo
     assert [h.id for h in store.search(vec(1, 0.2, 0), 2, small_where)] == ["a1", "b2"]
 
 
+@pytest.mark.parametrize("revision", ["query", "flag"])
+def test_a_principal_in_ten_thousand_groups(revision: str) -> None:
+    """An ``$or`` of about 990 ``$contains`` fails in SQLite (expression tree too deep), and over 10,000 Chroma
+    1.5.9 dies with a segmentation fault (issue 26): groups in slices of GROUPS_PER_FILTER, merged, each id once."""
+    groups = [f"g{n:05d}" for n in range(10_000)]
+    store = open_backend("chroma", {"revision": revision})
+    docs = {"first": sc.meta(logical_id="first", groups=[groups[0]]), "last": sc.meta(logical_id="last",
+            groups=[groups[-1]]), "both": sc.meta(logical_id="both", groups=[groups[1], groups[-2]]),
+            "none": sc.meta(logical_id="none", groups=["other"])}
+    store.reset(3)
+    store.upsert([Record(i, vec(1, n, 0), m) for n, (i, m) in enumerate(docs.items())])
+    active = sc.active_for(docs)
+    store.set_active_revisions(active)
+    where = PolicyFilter(Principal("acme", tuple(groups)), AS_OF, active)
+    assert len(store.compile(where)) == 10_000 // cw.GROUPS_PER_FILTER  # type: ignore[attr-defined]
+    assert sorted(found_ids(store, where)) == ["both", "first", "last"]
+    assert [h.id for h in store.search(vec(1, 2, 0), 2, where)] == ["both", "last"]
+    store.close()
+
+
 # -- no model download, HNSW options, persistence ------------------------------------
 
 

@@ -163,8 +163,8 @@ class BridgeAdapter(AdapterBase):
         k = min(k, len(self._vectors))
         natives = [None] if where is None else self._natives(where)
         hits = [hit for native in natives for hit in self._scored(query, self._query(query, k, native))]
-        if len(natives) > 1:  # disjoint partitions: the top k of their top-k lists is the top k
-            hits = sorted(hits, key=lambda hit: -hit.score)[:k]
+        if len(natives) > 1:  # partitions: the top k of their top-k lists (each id once) is the top k
+            hits = sorted({hit.id: hit for hit in hits}.values(), key=lambda hit: -hit.score)[:k]
         return hits
 
     def _scored(self, query: np.ndarray, found: list[tuple[str, float | None]]) -> list[Hit]:

@@ -53,7 +53,6 @@ from filterproof.adapters.chroma.where import (
     LID,
     Where,
     compile_partitions,
-    compile_where,
     stored_metadata,
 )
 from filterproof.adapters.paths import PathLock
@@ -206,7 +205,7 @@ class _ChromaStore(AdapterBase):
     def compile(self, where: PolicyFilter) -> list[Where]:
         """The native filters (usually one), with the active keys cached per map object and tenant."""
         if self.revision_flags:
-            return [compile_where(where, flag=True)]
+            return compile_partitions(where, flag=True)
         return compile_partitions(where, self._keys(where.active, where.principal.tenant))
 
     def filter_ids(self, where: PolicyFilter) -> set[str]:
@@ -235,9 +234,10 @@ class _ChromaStore(AdapterBase):
                                                 where=native, include=["distances"])
                     for row, ids, distances in zip(chunk, answer["ids"], answer["distances"], strict=True):
                         results[row] += [Hit(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
-            if len(natives) > 1:  # disjoint partitions: the top k of their top-k lists is the top k
+            if len(natives) > 1:  # partitions: the top k of their top-k lists (each id once) is the top k
                 for row in rows:
-                    results[row] = sorted(results[row], key=lambda hit: -hit.score)[:n_results]
+                    once = {hit.id: hit for hit in results[row]}.values()
+                    results[row] = sorted(once, key=lambda hit: -hit.score)[:n_results]
         return results
 
     def close(self) -> None:

@@ -34,12 +34,17 @@ evaluates a filter as one SQLite statement, which takes at most 32766 variables
 (one per ``$in`` value: 32760 keys plus three clauses already fail). So a tenant
 with more than ``KEYS_PER_FILTER`` active keys gets several filters, one per slice
 of its keys (``compile_partitions``); they admit disjoint sets whose union is the
-policy's, and the adapter merges their top-k (see ``ChromaAdapter``).
+policy's, and the adapter merges their top-k (see ``ChromaAdapter``). Likewise a principal's
+groups: SQLite parses an ``$or`` of about 990 ``$contains`` clauses as an expression tree too
+deep (maximum depth 1000; measured on Chroma 1.5.9), and over 10,000 the process dies. So
+each filter holds at most ``GROUPS_PER_FILTER`` groups, one filter per slice; a document in
+groups of two slices is admitted by both, and the merge keeps it once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -71,6 +76,8 @@ NEVER = "fp_never"
 MATCH_NOTHING: Where = {NEVER: {"$eq": 1}}
 KEYS_PER_FILTER = 20_000
 """Most ``$in`` keys in one filter: well under SQLite's 32766 variables, room left for many groups."""
+GROUPS_PER_FILTER = 500
+"""Most ``$contains`` clauses in one filter's ``$or``: half the depth at which SQLite refuses the expression."""
 
 
 def date_int(day: date) -> int:
@@ -200,13 +207,20 @@ def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: 
     ])
 
 
-def compile_partitions(where: PolicyFilter, keys: Sequence[str] | None = None) -> list[Where]:
+def compile_partitions(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> list[Where]:
     """Filters that together admit exactly what the policy does, each within SQLite's limits.
 
-    One filter unless the tenant has more than ``KEYS_PER_FILTER`` active keys; then one per
-    slice of the keys, admitting disjoint sets (a document has one key).
+    One filter unless the tenant has more than ``KEYS_PER_FILTER`` active keys or the principal more than
+    ``GROUPS_PER_FILTER`` groups; then one per slice of the keys (disjoint: a document has one key) and of
+    the groups (a document in two slices' groups is admitted twice). ``flag`` as in ``compile_where``.
     """
+    tenant = _text(where.principal.tenant, "principal tenant")
+    groups = list(dict.fromkeys(where.principal.groups))
+    asked = [replace(where, principal=Principal(tenant, tuple(groups[start:start + GROUPS_PER_FILTER])))
+             for start in range(0, len(groups), GROUPS_PER_FILTER)] or [where]
+    if flag:
+        return [compile_where(part, flag=True) for part in asked]
     if keys is None:
-        keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
+        keys = active_keys(where.active, tenant)
     slices = [keys[start:start + KEYS_PER_FILTER] for start in range(0, len(keys), KEYS_PER_FILTER)]
-    return [compile_where(where, part) for part in slices or [[]]]
+    return [compile_where(part, key_slice) for key_slice in slices or [[]] for part in asked]
