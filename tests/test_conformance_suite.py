@@ -124,6 +124,9 @@ POINTERS = [
     ("GroupBitmask", "identity_twins", "test_identity_twins?group?",
      "[group many values, every key in the map] tenant 'acme' groups ('g064',) as of 2026-09-08: eligible but "
      "NOT returned (missing): g64: "),
+    ("CapsPrincipalGroups", "identity_twins", "test_identity_twins?group?",
+     "[group a principal in thousands, every key in the map] tenant 'acme' groups (2000 groups: 'dir-0000', "
+     "'dir-0001', 'dir-0002', ..., 'dir-1999') as of 2026-09-08: eligible but NOT returned (missing): p1000: "),
     ("GroupSlots", "identity_twins", "test_identity_twins?group?",
      "[group many on one document, every key in the map] tenant 'acme' groups ('h08',) as of 2026-09-08: eligible "
      "but NOT returned (missing): many: "),

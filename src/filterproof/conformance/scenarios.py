@@ -146,7 +146,14 @@ def ids_of(hits: Sequence[Hit]) -> list[str]:
 
 def asked(where: PolicyFilter) -> str:
     """The principal and date of a filter, for a message: ``tenant 'acme' groups ('eng',) as of 2026-09-08``."""
-    return f"tenant {shown(where.principal.tenant)} groups {shown(where.principal.groups)} as of {where.as_of}"
+    groups = where.principal.groups
+    listed = shown(groups) if len(groups) <= SHOWN_GROUPS else (
+        f"({len(groups)} groups: {', '.join(shown(g) for g in groups[:3])}, ..., {shown(groups[-1])})")
+    return f"tenant {shown(where.principal.tenant)} groups {listed} as of {where.as_of}"
+
+
+SHOWN_GROUPS = 8
+"""A principal in more groups is printed as their count, the first three and the last."""
 
 
 def expect_policy(s: Scenario, where: PolicyFilter, label: str) -> None:

@@ -158,7 +158,7 @@ def identity_worlds(name: str) -> list[TwinWorld]:
     worlds = [identity_world(name, family, entries) for family, entries in families.items()]
     worlds += [names_world(name, family, values) for family, values in twins.NAME_VALUES.items()]
     worlds += [many_values_world(name)] if name != "status" else []
-    worlds += [many_groups_world()] if name == "group" else []
+    worlds += [many_groups_world(), big_principal_world()] if name == "group" else []
     return worlds + ([composite_world()] if name == "logical_id" else [])
 
 
@@ -201,6 +201,24 @@ def many_groups_world() -> TwinWorld:
 
 GROUPS_ON_ONE = 40
 """Groups on one document: past 4, 8, 16 and 32 slots. Lists of thousands are for a limits check."""
+BIG_PRINCIPAL = 2_000
+"""Groups of one principal: past an ``$or`` of about 990 clauses (SQLite's expression depth, Chroma), past a cap
+of 1,000 values in an ``IN`` list (Oracle, some drivers) or a 1,024-term boolean query (Lucene)."""
+
+
+def big_principal_world() -> TwinWorld:
+    """Principals in ``BIG_PRINCIPAL`` groups (a directory user in a large organisation), each document in one
+    group near the start, the middle or the end of that list, or in none of them: a store that caps the groups
+    it compiles, or splits them and loses a slice, misses the later ones; one that drops the clause leaks."""
+    groups = [f"dir-{n:04d}" for n in range(BIG_PRINCIPAL)]
+    placed = {"p0": 0, "p499": 499, "p500": 500, "p989": 989, "p990": 990, "p1000": 1000, "p1024": 1024,
+              "plast": BIG_PRINCIPAL - 1}
+    docs = {i: sc.meta(logical_id=i, groups=[groups[n]]) for i, n in placed.items()}
+    docs["outside"] = sc.meta(logical_id="outside", groups=["not-in-the-directory"])
+    what = {i: f"in the principal's group number {n + 1} of {BIG_PRINCIPAL}" for i, n in placed.items()}
+    principals = [Principal(sc.TENANT, tuple(groups)), Principal(sc.TENANT, tuple(reversed(groups)))]
+    return TwinWorld("group a principal in thousands", docs, {"every key in the map": sc.active_for(docs)},
+                     principals, what={**what, "outside": "in a group the principal is not in"})
 
 
 def composite_world() -> TwinWorld:

@@ -31,6 +31,7 @@ from filterproof.conformance.defects.dates import (
     StrptimeDates,
 )
 from filterproof.conformance.defects.identity import (
+    CapsPrincipalGroups,
     CaseFoldsIdentities,
     CaseInsensitiveStatus,
     DecodesKeyPaths,
@@ -92,7 +93,7 @@ DEFECTS = {cls.__name__: cls for cls in (
     CaseFoldsIdentities, NormalizesUnicode, FoldsAccents, TruncatesAtNul, TenantByKeyPrefix, TrimsWhitespace,
     FoldsCompatibilityForms, StripsIgnorables, NocaseLogicalIds, CaseInsensitiveStatus, EmptyMeansAny,
     HashedGroups, QuotedNamesAsColumns, JoinedMapKeys, FirstWriteWidth, EncodesWithReplacement, DecodesKeyPaths,
-    GroupBitmask, GroupSlots,
+    GroupBitmask, GroupSlots, CapsPrincipalGroups,
     Int32Revisions, Float64Revisions, Float32Revisions, RevisionKeyPrefix, PacksRevisionsLoosely,
     FlagKeptOnUpdate, FlagKeptWhenPairLeaves, TombstoneRevives, UpdateResurrects, FlushesDeletesFirst,
     OptimizeRestoresFlags, ZoneMapWidenedOnUpsert,
@@ -104,13 +105,13 @@ DEFECTS = {cls.__name__: cls for cls in (
 
 __all__ = [
     "DEFECTS", "AppendsOnUpsert", "BatchMasksWithoutDate", "BatchUsesFirstFilter", "CachesAcrossRevocation",
-    "CaseFoldsIdentities", "CaseInsensitiveStatus", "DecodesKeyPaths", "DotProductScores", "DropsOpenEnded",
-    "DropsTenantClause", "EmptyMeansAny", "EmptyWindowIsOpen", "EncodesWithReplacement", "EpochDayZeroIsOpen",
-    "FirstWriteWidth", "FixedCandidatePool", "FlagKeptOnUpdate", "FlagKeptWhenPairLeaves", "Float32Revisions",
-    "Float64Revisions", "FlushesDeletesFirst", "FoldsAccents", "FoldsCompatibilityForms", "GroupBitmask",
-    "GroupSlots", "GroupsStringAsList", "HashedGroups", "IgnoresValidUntil", "IndexBuiltOnce", "Int32Revisions",
-    "Int32Seconds", "JoinedMapKeys", "KeepsFirstOfRepeats", "LazyRevisionFlag", "LenientDates", "LexicalDates",
-    "LocalTimeAsOf", "NearCentroidsOnly", "NocaseLogicalIds", "NormalizesUnicode", "OnePageMetadata",
+    "CapsPrincipalGroups", "CaseFoldsIdentities", "CaseInsensitiveStatus", "DecodesKeyPaths", "DotProductScores",
+    "DropsOpenEnded", "DropsTenantClause", "EmptyMeansAny", "EmptyWindowIsOpen", "EncodesWithReplacement",
+    "EpochDayZeroIsOpen", "FirstWriteWidth", "FixedCandidatePool", "FlagKeptOnUpdate", "FlagKeptWhenPairLeaves",
+    "Float32Revisions", "Float64Revisions", "FlushesDeletesFirst", "FoldsAccents", "FoldsCompatibilityForms",
+    "GroupBitmask", "GroupSlots", "GroupsStringAsList", "HashedGroups", "IgnoresValidUntil", "IndexBuiltOnce",
+    "Int32Revisions", "Int32Seconds", "JoinedMapKeys", "KeepsFirstOfRepeats", "LazyRevisionFlag", "LenientDates",
+    "LexicalDates", "LocalTimeAsOf", "NearCentroidsOnly", "NocaseLogicalIds", "NormalizesUnicode", "OnePageMetadata",
     "OptimizeRestoresFlags", "PacksRevisionsLoosely", "QuotedNamesAsColumns", "RaisesOnUnknownDelete",
     "RevisionKeyPrefix", "RowPredicate", "SentinelOpenEnd", "SilentlyShort", "StaleBitmapIndex", "StoredFlags",
     "StripsIgnorables", "StrptimeDates", "TenantByKeyPrefix", "TombstoneRevives", "TrimsWhitespace", "TruncatesAtNul",

@@ -330,3 +330,15 @@ class GroupSlots(RowPredicate):
         groups = meta.get("groups")
         kept = {**meta, "groups": groups[:self.SLOTS]} if isinstance(groups, list) and groups else meta
         return is_eligible(kept, where)
+
+
+class CapsPrincipalGroups(RowPredicate):
+    """Compiles at most the first 1,000 of a principal's groups (an ``IN`` list capped at 1,000 values, a
+    clause limit met by truncating): a document in a later group is never returned to that principal."""
+
+    name = "defect-caps-principal-groups"
+    CAP = 1_000
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        asked = Principal(where.principal.tenant, where.principal.groups[:self.CAP])
+        return is_eligible(meta, PolicyFilter(asked, where.as_of, where.active))
