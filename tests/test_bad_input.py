@@ -54,6 +54,7 @@ ODD = {
 }
 
 
+@pytest.mark.slow  # about 10 s: every embedded backend
 def test_odd_values_in_fields_the_policy_never_reads_are_stored_by_every_backend(tmp_path: Path) -> None:
     """NaN, infinities, 2**70 and lone surrogates ride along in metadata: every store agrees with the reference."""
     doc = lab()
@@ -116,6 +117,7 @@ def test_structural_problems_are_one_line(tmp_path: Path, mutate: Any, fragments
         one_line_error(invoke(command, str(path)), str(path), *fragments)
 
 
+@pytest.mark.slow  # about 8 s: every embedded backend
 def test_texts_without_a_word_make_every_case_abstain(tmp_path: Path) -> None:
     doc = lab()
     for d in doc["documents"]:

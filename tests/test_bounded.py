@@ -144,6 +144,7 @@ def traced(n: int) -> tuple[float, float]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # about 8 s: two corpora measured
 def test_memory_grows_far_slower_than_the_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
     """A generated document costs its columns (~300 bytes with its share of the active map), not a
     ``Document`` with its text and metadata dict (about 2 KB: 393 MB at 200k before); preparing it adds

@@ -1,9 +1,11 @@
-"""The conformance suite against every built-in backend that can run on this machine.
+"""The conformance suite against every built-in backend that can run on this machine: the full matrix (slow set).
 
 The same classes a third party would write: subclass the suite, return a fresh adapter.
 Every engine backend runs the suite under both revision encodings (``revision=query``:
 the active map in each query; ``revision=flag``: a stored flag that
-``set_active_revisions`` rewrites); the bridges under each search path.
+``set_active_revisions`` rewrites); the bridges under each search path; all at the
+command line's budgets. ``tests/test_conformance_quick.py`` runs each backend once at a
+quick budget in the README's test command.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ import pytest
 
 from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.conformance import AdapterConformanceTests
-from filterproof.conformance.plugin import scale_size
 from filterproof.conformance.twin_checks import report
 from filterproof.conformance.twin_worlds import identity_worlds
 
 REVISIONS = ["query", "flag"]
 IDENTITY_FIELDS = ["tenant", "logical_id", "group", "status"]
 LOCAL_MODE_SCALE = 2_000
+pytestmark = pytest.mark.slow  # about 20 minutes on 2 cores; the quick tier is test_conformance_quick.py
 
 
 def fresh(name: str, **options: str) -> Iterator[Adapter]:
@@ -73,7 +75,7 @@ class PythonEvaluatorScale:
     runs on 2,000 documents here (every level keeps its share of the corpus)."""
 
     def scale_documents(self, config: pytest.Config) -> int:
-        return min(LOCAL_MODE_SCALE, scale_size(config))
+        return min(LOCAL_MODE_SCALE, super().scale_documents(config))  # type: ignore[misc]
 
 
 class TestQdrantLocal(PythonEvaluatorScale, AdapterConformanceTests):
@@ -139,16 +141,26 @@ def bridge(name: str, path: str) -> Iterator[Adapter]:
     store.close()
 
 
-class BridgeConformanceTests(AdapterConformanceTests):
-    """The suite through a bridge; the scale tier on the plain path only (CI time: 5,000 documents through a
-    framework's add path take up to 30 s per path), since every path reads the same store."""
+PLAIN_PATH_ONLY = {
+    "test_scale_tier": "5,000 documents through a framework's add path take up to 30 s per path",
+    "test_identity_twins": "about 70 worlds of values, each a new store",
+    "test_generated_sequences_of_operations": "60 sequences of writes, each step a write through the framework",
+}
+"""Checks a bridge runs on its plain path only, with why: each asks how the store keeps and compares what was
+written (values, lifecycle, size), which every search path of one bridge shares; the path changes the search
+call alone, and every other check (the generated property, the contract, placement, dates) runs on each path."""
 
-    def test_scale_tier(self, native: Adapter, request: pytest.FixtureRequest) -> None:
-        """See ``ScaleChecks.test_scale_tier``; run once per bridge, on its plain path."""
-        path = getattr(getattr(native, "options", None), "path", "plain")
-        if path != "plain":
-            pytest.skip(f"the scale tier runs on the plain path of this bridge (this is path={path})")
-        super().test_scale_tier(native, request)
+
+class BridgeConformanceTests(AdapterConformanceTests):
+    """The suite through a bridge, on each search path; ``PLAIN_PATH_ONLY`` on the plain path only."""
+
+    @pytest.fixture(autouse=True)
+    def _plain_path_only(self, request: pytest.FixtureRequest) -> None:
+        callspec = getattr(request.node, "callspec", None)
+        path = callspec.params.get("adapter", "plain") if callspec else "plain"
+        why = PLAIN_PATH_ONLY.get(request.node.originalname)
+        if why and path != "plain":
+            pytest.skip(f"runs on this bridge's plain path only ({why}; this is path={path})")
 
 
 class TestLangChainChroma(BridgeConformanceTests):

@@ -46,6 +46,7 @@ def store(request: pytest.FixtureRequest, backend_options: Callable[[str], dict[
     adapter.close()
 
 
+@pytest.mark.slow  # about 100 s: every backend on every shipped fixture; the quick tier asks them per backend
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_same_selections_decisions_and_k_numbers(
     shipped: Prepared, reference_run: BackendRun, backend: str,

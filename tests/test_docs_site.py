@@ -63,15 +63,16 @@ def test_readme_is_at_most_250_lines() -> None:
 
 
 def test_readme_set_up_commands_are_the_ones_ci_runs() -> None:
-    """The main job's command verbatim, and one marked test-command block that .ci/run runs."""
+    """The main job's command verbatim, and the marked test and slow commands, each a line that .ci/run runs."""
     text = README.read_text()
     assert f"```bash\n{SETUP}\n```" in text
-    marked = re.findall(r"<!-- test-command:start -->(.*?)<!-- test-command:end -->", text, re.S)
-    assert len(marked) == 1, "one test-command block between its markers"
-    blocks = [body.strip() for info, body, _ in fenced_blocks(marked[0]) if info == "bash"]
-    assert len(blocks) == 1 and len(blocks[0].splitlines()) == 1, blocks
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
-    assert blocks[0] in ci, f"the README's test command {blocks[0]!r} is not a line of .ci/run"
+    for which in ("test-command", "slow-command"):
+        marked = re.findall(rf"<!-- {which}:start -->(.*?)<!-- {which}:end -->", text, re.S)
+        assert len(marked) == 1, f"one {which} block between its markers"
+        blocks = [body.strip() for info, body, _ in fenced_blocks(marked[0]) if info == "bash"]
+        assert len(blocks) == 1 and len(blocks[0].splitlines()) == 1, blocks
+        assert blocks[0] in ci, f"the README's {which} {blocks[0]!r} is not a line of .ci/run"
 
 
 def test_readme_links_reach_pages() -> None:

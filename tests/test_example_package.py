@@ -29,6 +29,7 @@ def _installed() -> None:
         pytest.skip(message)
 
 
+@pytest.mark.slow  # about 12 s: the whole suite through the entry point (tests/test_conformance_suite.py runs --pyargs)
 def test_the_suite_passes_through_the_entry_point(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider", "--pyargs", "filterproof.conformance",
                                 "--backend", "sqlite-example", "--conformance-examples", "60")

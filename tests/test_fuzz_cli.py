@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -70,6 +71,7 @@ def fixture_files(draw: st.DrawFn) -> Any:
     return fixture
 
 
+@pytest.mark.slow  # about 50 s: 60 generated fixture files through check and compare
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(content=fixture_files())

@@ -120,6 +120,7 @@ def assert_agree(result: Result, doc: dict[str, Any], fixtures: int) -> None:
     assert result.output.count("identical to reference") == (len(EMBEDDED) - 1) * fixtures
 
 
+@pytest.mark.slow  # about 40 s: three fixtures through every embedded backend
 def test_fixture_vectors_inline_and_npy_give_the_references_verdicts(tmp_path: Path) -> None:
     made = [lab_with_vectors(tmp_path, "inline"), lab_with_vectors(tmp_path, "npy"), corpus_with_vectors(tmp_path)]
     result, doc = compare(*(str(p) for p, _, _ in made), str(tmp_path / "out.json"))
@@ -142,6 +143,7 @@ def embed_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     sys.modules.pop(name, None)
 
 
+@pytest.mark.slow  # about 25 s: two fixtures through every embedded backend
 def test_embedding_function_gives_the_references_verdicts(tmp_path: Path, embed_module: str) -> None:
     paths = [shipped("freshness-lab.json"), shipped("authorized-recall")]
     result, doc = compare(*map(str, paths), "--embedding", f"{embed_module}:embed", str(tmp_path / "out.json"))
@@ -157,6 +159,7 @@ def test_embedding_function_gives_the_references_verdicts(tmp_path: Path, embed_
         assert_reference_is_exact(doc, info["name"], path, docs, queries)
 
 
+@pytest.mark.slow  # about 10 s: every embedded backend, twice
 def test_default_is_unchanged_on_the_shipped_fixture(tmp_path: Path) -> None:
     """With nothing given: the case rows, summary and verdicts the code before own vectors wrote; fields only added."""
     out = tmp_path / "out.json"
@@ -171,6 +174,7 @@ def test_default_is_unchanged_on_the_shipped_fixture(tmp_path: Path) -> None:
     assert ", vectors " not in result.output  # the header names vectors only when they are not TF-IDF
 
 
+@pytest.mark.slow  # about 10 s: two sweeps
 def test_sweep_uses_fixture_vectors_and_an_embedding_function(tmp_path: Path, embed_module: str) -> None:
     path, _, _ = lab_with_vectors(tmp_path, "npy")
     small = ["--no-plots", "--latency-samples", "0", "-b", "reference", "-b", "qdrant-edge"]

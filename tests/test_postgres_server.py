@@ -109,6 +109,7 @@ COMPARE = [str(FILTERPROOF), "compare", str(ROOT / "fixtures" / "authorized-reca
            "-b", "pgvector:index=hnsw,plan=index"]
 
 
+@pytest.mark.slow  # about 7 s: two compares stopped by a signal
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_to_a_running_compare_leaves_no_server(tmpdir_of_child: Path, sig: signal.Signals) -> None:
     """SIGTERM (a supervisor) and SIGINT (Ctrl-C) to ``filterproof compare -b pgvector`` mid-run."""

@@ -209,6 +209,7 @@ def test_payload_links_kept_on_the_chosen_fields_only(adversarial: Prepared, lin
         adapter.close()
 
 
+@pytest.mark.slow  # about 3 s: segments built as documents arrive
 def test_segments_built_as_documents_arrive_answer_as_one() -> None:
     """``segment_docs`` builds a segment every N writes and never merges them; the answers stay exact."""
     from filterproof.scale.generator import GeneratorConfig, generate
@@ -320,6 +321,7 @@ def test_edge_reset_empties_the_open_shard_and_honours_a_new_dimension() -> None
         store.close()
 
 
+@pytest.mark.slow  # about 4 s: segments built as documents arrive
 def test_builds_during_the_ingest_count_as_build_time() -> None:
     """With ``segment_docs`` the segments are built inside the upserts; the run's build time includes them.
 

@@ -164,6 +164,7 @@ def test_html_report_embeds_the_figures(tmp_path: Path, report: Results) -> None
     assert "<img" in page and "src='arecall" not in page
 
 
+@pytest.mark.slow  # about 7 s: a compare and a sweep
 def test_compare_and_sweep_judge_a_fixture_identically(tmp_path: Path) -> None:
     """One evaluation core: the same fixture, vectors and settings give the same case rows and metrics."""
     fixture = str(Path(__file__).resolve().parent.parent / "fixtures" / "authorized-recall")
