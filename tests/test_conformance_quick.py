@@ -87,6 +87,10 @@ class TestLanceDB(Quick, full.TestLanceDB):
         yield from full.fresh("lancedb")
 
 
+class TestQdrantServer(Quick, full.TestQdrantServer):
+    """Needs QDRANT_URL (a Docker engine: docker compose up -d qdrant); skipped with the reason otherwise."""
+
+
 class TestLangChainChroma(Quick, full.TestLangChainChroma):
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
