@@ -23,7 +23,7 @@ from filterproof.conformance.twin_worlds import identity_worlds
 REVISIONS = ["query", "flag"]
 IDENTITY_FIELDS = ["tenant", "logical_id", "group", "status"]
 LOCAL_MODE_SCALE = 2_000
-pytestmark = pytest.mark.slow  # about 15 minutes of the slow set on 2 cores; the quick tier is test_conformance_quick.py
+pytestmark = pytest.mark.slow  # about 15 minutes on 2 cores; the quick tier is test_conformance_quick.py
 
 
 def fresh(name: str, **options: str) -> Iterator[Adapter]:
