@@ -66,6 +66,7 @@ def random_metadata(rng: random.Random) -> dict[str, Any]:
     return meta
 
 
+@pytest.mark.slow  # a few seconds; the quick tier's generated property asks the same of this store
 def test_generated_metadata_matches_the_policy(store: Adapter) -> None:
     """The native filter alone (``filter_ids``) and filtered search both give exactly the policy's set.
 

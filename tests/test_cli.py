@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from filterproof import __version__
@@ -37,6 +38,7 @@ def test_compare_prints_both_tables_and_writes_stable_json(tmp_path: Path) -> No
     assert round(k5["arecall"], 3) == 0.988 and k5["n_nonempty"] == 30
 
 
+@pytest.mark.slow  # about 6 s: two compares
 def test_one_backend_twice_with_two_option_sets(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     result = runner.invoke(app, ["compare", str(FIXTURES / "freshness-lab.json"), "-b", "reference",

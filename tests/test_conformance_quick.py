@@ -20,9 +20,9 @@ from filterproof.adapters import Adapter
 QUICK_EXAMPLES = 8
 """Generated examples and sequences (60 by default): the sequences draw more until the run is strong, and the
 property's examples were strong under each of 100 seeds at 10 when this was written (and 100 of 100 at 8)."""
-QUICK_SCALE = 600
+QUICK_SCALE = 400
 """Documents in the quick scale tier (5,000 by default; 2,000 for the stores whose filter is a Python loop)."""
-QUICK_LOOP_SCALE = 400
+QUICK_LOOP_SCALE = 300
 """The same for those stores (qdrant-client's local mode and its bridges): their cost grows with its square."""
 
 

@@ -70,6 +70,7 @@ def test_same_selections_decisions_and_k_numbers(
                 assert round(a[metric], 3) == round(b[metric], 3), (b["strategy"], b["k"], metric)
 
 
+@pytest.mark.slow  # about 10 s: every backend on every shipped fixture; the quick tier asks them per backend
 def test_eligible_sets_equal_the_policy(shipped: Prepared, store: Adapter) -> None:
     index(store, shipped)
     assert eligible_sets(store, shipped) == policy_sets(shipped)

@@ -52,6 +52,7 @@ def random_metadata(rng: random.Random) -> dict[str, Any]:
     return meta
 
 
+@pytest.mark.slow  # a few seconds; the quick tier's generated property asks the same of this store
 def test_generated_metadata_matches_the_policy(store: Adapter) -> None:
     """Batched and single filtered searches return exactly the policy's set, with and without scalar indexes."""
     rng = random.Random(20260908)

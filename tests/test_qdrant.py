@@ -67,6 +67,7 @@ def random_metadata(rng: random.Random) -> dict[str, Any]:
     return meta
 
 
+@pytest.mark.slow  # a few seconds; the quick tier's generated property asks the same of this store
 def test_generated_metadata_matches_the_policy(store: Adapter) -> None:
     rng = random.Random(20260908)
     metas = [random_metadata(rng) for _ in range(400)]

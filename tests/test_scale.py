@@ -124,6 +124,7 @@ def by_level(report: Results) -> list[dict]:  # type: ignore[type-arg]
     return [r for r in report.summary if r["level"] is not None]
 
 
+@pytest.mark.slow  # about 8 s with the others on this sweep (the report fixture)
 def test_small_sweep_runs_every_available_backend(report: Results) -> None:
     assert report.labels() == BACKENDS
     assert {r["level"] for r in by_level(report)} == set(SMALL.selectivities)
@@ -131,12 +132,14 @@ def test_small_sweep_runs_every_available_backend(report: Results) -> None:
     assert all(b["timings"]["inside_s"] > 0 for b in report.backends) and report.latency
 
 
+@pytest.mark.slow  # about 8 s with the others on this sweep (the report fixture)
 def test_filtered_strategies_never_leak(report: Results) -> None:
     filtered = [r for r in report.summary if r["strategy"] != "rank_only"]
     assert filtered and all(r["leaks"] == 0 and r["leaks_at_k"] == 0 for r in filtered)
     assert not report.problems
 
 
+@pytest.mark.slow  # about 8 s with the others on this sweep (the report fixture)
 def test_pre_filter_recall_at_least_post_filter(report: Results) -> None:
     by = {(r["backend"], r["strategy"], r["candidates"], r["level"], r["k"]): r for r in by_level(report)}
     compared = 0
@@ -152,6 +155,7 @@ def test_pre_filter_recall_at_least_post_filter(report: Results) -> None:
     assert all(r["recall_exact"] == 1.0 for r in exact)
 
 
+@pytest.mark.slow  # about 8 s with the others on this sweep (the report fixture)
 def test_html_report_embeds_the_figures(tmp_path: Path, report: Results) -> None:
     pytest.importorskip("matplotlib")
     from filterproof.report.figures import FIGURES, write_figures
