@@ -38,7 +38,6 @@ is skipped by ``QdrantVectorStore``, i.e. no constraint). Unknown input raises.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import date, datetime
 
 from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
@@ -46,7 +45,6 @@ from llama_index.core.vector_stores.types import FilterCondition, FilterOperator
 from filterproof.adapters.bridges.flat import GROUP_FLAG, Groups, node_metadata
 from filterproof.adapters.chroma.where import (
     GROUPS,
-    GROUPS_PER_FILTER,
     KEY,
     KEYS_PER_FILTER,
     NEVER,
@@ -55,6 +53,7 @@ from filterproof.adapters.chroma.where import (
     VALID_FROM,
     VALID_UNTIL,
     date_int,
+    group_slices,
 )
 from filterproof.adapters.revisions import active_keys
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
@@ -137,14 +136,9 @@ def compile_partitions(where: PolicyFilter, groups: Groups) -> list[MetadataFilt
     """One filter per slice of ``KEYS_PER_FILTER`` active keys (Chroma's SQLite variable limit; disjoint sets)
     and, for ``"flags"`` (Chroma's OR of EQ), per slice of ``GROUPS_PER_FILTER`` groups (SQLite's expression
     depth; a document in two slices' groups is admitted by both, and the merge keeps it once)."""
-    tenant = _text(where.principal.tenant, "principal tenant")
-    keys = active_keys(where.active, tenant)
+    keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
     slices = [keys[start:start + KEYS_PER_FILTER] for start in range(0, len(keys), KEYS_PER_FILTER)]
-    asked = [where]
-    if groups == "flags":
-        distinct = list(dict.fromkeys(where.principal.groups))
-        asked = [replace(where, principal=Principal(tenant, tuple(distinct[start:start + GROUPS_PER_FILTER])))
-                 for start in range(0, len(distinct), GROUPS_PER_FILTER)] or [where]
+    asked = group_slices(where) if groups == "flags" else [where]
     return [compile_filters(part, groups, key_slice) for key_slice in slices or [[]] for part in asked]
 
 

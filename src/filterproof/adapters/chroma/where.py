@@ -214,13 +214,18 @@ def compile_partitions(where: PolicyFilter, keys: Sequence[str] | None = None, f
     ``GROUPS_PER_FILTER`` groups; then one per slice of the keys (disjoint: a document has one key) and of
     the groups (a document in two slices' groups is admitted twice). ``flag`` as in ``compile_where``.
     """
-    tenant = _text(where.principal.tenant, "principal tenant")
-    groups = list(dict.fromkeys(where.principal.groups))
-    asked = [replace(where, principal=Principal(tenant, tuple(groups[start:start + GROUPS_PER_FILTER])))
-             for start in range(0, len(groups), GROUPS_PER_FILTER)] or [where]
+    asked = group_slices(where)
     if flag:
         return [compile_where(part, flag=True) for part in asked]
     if keys is None:
-        keys = active_keys(where.active, tenant)
+        keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
     slices = [keys[start:start + KEYS_PER_FILTER] for start in range(0, len(keys), KEYS_PER_FILTER)]
     return [compile_where(part, key_slice) for key_slice in slices or [[]] for part in asked]
+
+
+def group_slices(where: PolicyFilter) -> list[PolicyFilter]:
+    """``where`` once per slice of at most ``GROUPS_PER_FILTER`` of its principal's distinct groups (``where``
+    itself for a principal without groups)."""
+    tenant, groups = where.principal.tenant, list(dict.fromkeys(where.principal.groups))
+    return [replace(where, principal=Principal(tenant, tuple(groups[start:start + GROUPS_PER_FILTER])))
+            for start in range(0, len(groups), GROUPS_PER_FILTER)] or [where]
