@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("filterproof.strategies", "filterproof.timing", "filterproof.scale"),
     ("filterproof.truth", "filterproof.groundtruth"),
     ("filterproof.scoring",),
-    ("filterproof.runner",),
+    ("filterproof.runner", "filterproof.isolation"),
     ("filterproof.congruence",),
     ("filterproof.report",),
     ("filterproof.conformance", "filterproof.matrix"),

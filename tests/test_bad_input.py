@@ -222,3 +222,28 @@ def test_a_principal_in_ten_thousand_groups_answers_as_the_reference(tmp_path: P
     result = invoke("compare", str(path), *(arg for b in backends for arg in ("-b", b)), "--no-cases")
     assert result.exit_code == 0, result.output
     assert result.output.count("identical to reference") == len(backends) - 1, result.output
+
+
+@pytest.mark.slow  # about 17 s: three Chroma paths, qdrant-edge and the reference
+def test_a_document_in_ten_thousand_groups_is_refused_by_chroma_and_reported(tmp_path: Path) -> None:
+    """Issue 26: one Chroma record with 10,000 list values broke the collection for every later call. The answer
+    of a case is now such a document: the Chroma paths refuse it before the write and say so, answer as the
+    reference without it, and stay usable; qdrant-edge holds it and answers as the reference."""
+    doc = lab()
+    big = next(d for d in doc["documents"] if d["id"] == "retry-v2")
+    big["groups"] = [f"directory-{n:05d}" for n in range(10_000)] + big["groups"]
+    path, out = write(tmp_path, doc), tmp_path / "out.json"
+    backends = ["reference", "chroma", "langchain-chroma", "llamaindex-chroma", "qdrant-edge"]
+    result = invoke("compare", str(path), *(arg for b in backends for arg in ("-b", b)), "--no-cases",
+                    "--json", str(out))
+    assert result.exit_code == 1, result.output
+    for label in ("chroma", "langchain-chroma", "llamaindex-chroma"):
+        assert f"{label}: 1 document the store cannot hold, refused before the write and never returned (first: " \
+               f"retry-v2: " in result.output.replace("\n", " "), result.output
+    assert result.output.count("otherwise identical to the reference without them") == 2 * 3, result.output
+    assert "qdrant-edge: identical to reference" in result.output
+    report = json.loads(out.read_text())
+    refused = {b["label"]: b.get("not_indexable") for b in report["backends"]}
+    assert refused["chroma"]["count"] == 1 and refused["chroma"]["differences_without_them"]["differences"] == 0
+    assert refused["qdrant-edge"] is None and report["complete"] is True
+    assert {p["kind"] for p in report["problems"]} == {"not_indexable"}

@@ -145,6 +145,7 @@ PLAIN_PATH_ONLY = {
     "test_scale_tier": "5,000 documents through a framework's add path take up to 30 s per path",
     "test_identity_twins": "about 70 worlds of values, each a new store",
     "test_generated_sequences_of_operations": "60 sequences of writes, each step a write through the framework",
+    "test_sizes": "documents of 10,000 groups and 20,000-character identities through the framework's add path",
 }
 """Checks a bridge runs on its plain path only, with why: each asks how the store keeps and compares what was
 written (values, lifecycle, size), which every search path of one bridge shares; the path changes the search

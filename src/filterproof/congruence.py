@@ -7,11 +7,14 @@ Three questions, asked of every backend on the same prepared fixture:
   against), to be equal to the policy's eligible set;
 * ``differences``: for each (strategy, depth, case), the top-1 selection and
   decision and the list at every K, to be equal to the reference's;
+* ``without_refused``: for a store that refused documents as past its engine's limits,
+  the same comparison against the reference run without those documents;
 * ``verdict``: what makes a run fail as a CI gate (``compare`` exit code 1): a leak
   under a filtered strategy, a backend that failed, or one that disagrees with the
   reference: any difference for a backend that declares itself exact, a mean
   ARecall@K or recall against the exact answer more than its declared
-  ``recall_tolerance`` below the reference's for an approximate one.
+  ``recall_tolerance`` below the reference's for an approximate one, or documents the
+  store refused (``not_indexable``: no user would find them).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 
 from filterproof.adapters.base import Adapter
 from filterproof.policy import eligible_ids
+from filterproof.runner import SHOWN_DIFFERENCES, BackendRun, Settings, evaluate, index
 from filterproof.scoring import CaseRow, strategy_label
 from filterproof.truth import Prepared
 
@@ -78,6 +82,19 @@ def differences(reference: Sequence[CaseRow], other: Sequence[CaseRow]) -> list[
     return found
 
 
+def without_refused(prepared: Prepared, run: BackendRun, settings: Settings) -> dict[str, Any]:
+    """How ``run`` differs from the reference over the fixture without the documents ``run``'s store refused
+    (``Refusing``): 0 differences when the store answers exactly as if those documents did not exist."""
+    from filterproof.adapters.reference import ReferenceAdapter
+
+    reference = ReferenceAdapter()
+    index(reference, prepared, settings.upsert_batch)
+    reference.delete(list(run.not_indexable))
+    rows = evaluate(reference, prepared, settings, label="reference")
+    found = differences(rows, run.rows)
+    return {"differences": len(found), "first": [str(d) for d in found[:SHOWN_DIFFERENCES]]}
+
+
 # -- the verdict: what a CI gate fails on ------------------------------------------------
 
 
@@ -86,7 +103,7 @@ class Problem:
     fixture: str
     backend: str
     kind: str
-    """``leak``, ``differs``, ``failed``."""
+    """``leak``, ``differs``, ``failed``, ``not_indexable`` (documents the store refused as beyond its limits)."""
     detail: str
 
     def __str__(self) -> str:
@@ -121,6 +138,17 @@ def tolerance_problems(reference: Sequence[dict[str, Any]], mine: Sequence[dict[
     return out
 
 
+def refusal_summary(refused: dict[str, Any]) -> str:
+    """One line on a store's refused documents (``BackendRun.info()["not_indexable"]``) and what they cost."""
+    count, (first, why) = refused["count"], next(iter(refused["documents"].items()))
+    line = (f"{count} document{'s' if count != 1 else ''} the store cannot hold, refused before the write and "
+            f"never returned (first: {first}: {why}); ")
+    without = refused.get("differences_without_them") or {"differences": 0, "first": []}
+    if not without["differences"]:
+        return line + "otherwise identical to the reference without them"
+    return line + f"{without['differences']} differences from the reference without them, first: {without['first'][0]}"
+
+
 def verdict(backends: Sequence[dict[str, Any]], rows: Sequence[CaseRow], summary: Sequence[dict[str, Any]],
             against_reference: bool = True) -> list[Problem]:
     """Everything that should fail a CI job, per (fixture, backend); ``against_reference`` False: only
@@ -134,6 +162,9 @@ def verdict(backends: Sequence[dict[str, Any]], rows: Sequence[CaseRow], summary
             continue
         reference = [r for r in rows if r.fixture == fixture and r.backend == REFERENCE]
         if not reference:
+            continue
+        if info.get("not_indexable"):  # judged against the reference without them instead
+            problems.append(Problem(fixture, label, "not_indexable", refusal_summary(info["not_indexable"])))
             continue
         caps = info["capabilities"]
         if caps.get("exact", True):

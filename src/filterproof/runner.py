@@ -35,6 +35,9 @@ from filterproof.truth import Prepared
 DEFAULT_MIN_SCORE = 0.25
 """Top-1 threshold when neither the fixture nor the command line sets one (the freshness lab's)."""
 DEFAULT_KS = (1, 3, 5, 10)
+SHOWN_REFUSALS = 100
+"""Refused documents named in a report (all are counted)."""
+SHOWN_DIFFERENCES = 5
 
 Tick = Callable[[str, str, int], None]
 """Progress callback: (backend label, phase, units done); phases "ingest", "build", "queries", "latency"."""
@@ -90,11 +93,20 @@ class BackendRun:
     rows: list[CaseRow] = field(default_factory=list)
     latency: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, Any] = field(default_factory=dict)
+    not_indexable: dict[str, str] = field(default_factory=dict)
+    """Documents the store refused as beyond its engine's limits (id: why); never written, never returned."""
+    without_refused: dict[str, Any] | None = None
+    """With refusals: ``{"differences": n, "first": [...]}`` against the reference run without those documents."""
 
     def info(self) -> dict[str, Any]:
-        return {"label": self.label, "backend": self.backend, "fixture": self.fixture, "options": self.options,
+        info = {"label": self.label, "backend": self.backend, "fixture": self.fixture, "options": self.options,
                 "status": self.status, "reason": self.reason, "capabilities": self.capabilities,
                 "timings": self.timings}
+        if self.not_indexable:
+            shown = dict(list(self.not_indexable.items())[:SHOWN_REFUSALS])
+            info["not_indexable"] = {"count": len(self.not_indexable), "documents": shown,
+                                     "differences_without_them": self.without_refused}
+        return info
 
 
 def release_memory(collect: bool = True) -> None:
@@ -123,6 +135,7 @@ def index(adapter: Adapter, prepared: Prepared, batch: int = 512, tick: Tick = _
     50k documents instead was measured worse, in memory and time (qdrant-edge merged the
     segments again; ``bench/results/sweep_200k_build50k``).
     """
+    tick(label, "ingest", 0)  # the phase starts (a crash report names the phase it was in)
     adapter.reset(prepared.dim)
     sync_active(adapter, prepared.fixture.active)  # before the upserts: a revision=flag store writes flags from it
     for chunk in chunks(prepared.fixture, batch, texts=False):
@@ -137,6 +150,7 @@ def rankings(adapter: Adapter, prepared: Prepared, settings: Settings, filtered:
     depth = settings.kmax if filtered else deepest(settings.depths, settings.kmax)
     truths = prepared.truths
     found: list[list[Hit]] = [[] for _ in truths]
+    tick(label, "queries", 0)
     for level in prepared.levels:
         rows = [i for i, t in enumerate(truths) if t.level == level]
         for start in range(0, len(rows), settings.batch):
@@ -209,6 +223,7 @@ def _measured(adapter: TimedAdapter, prepared: Prepared, settings: Settings, run
     timings["build_s"] = adapter.build()
     release_memory()  # what the build replaced (qdrant-edge: the appendable segment and its indexes)
     tick(run.label, "build", 1)
+    run.not_indexable = adapter.not_indexable()
     timings["ingest_s"] = time.perf_counter() - start
     inside_ingest = clock.inside
     start = time.perf_counter()
@@ -265,3 +280,4 @@ def run_backend(prepared: Prepared, backend: Resolved | BackendSpec | str, setti
     run.timings.update(wall_s=time.perf_counter() - wall, inside_s=clock.inside, calls=clock.calls)
     run.timings["overhead"] = overhead(run.timings["wall_s"], clock.inside)
     return run
+

@@ -17,7 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import Adapter, Capabilities, Hit, Record, optimize, search_many, sync_active
+from filterproof.adapters.base import (
+    Adapter,
+    Capabilities,
+    Hit,
+    Record,
+    not_indexable,
+    optimize,
+    search_many,
+    sync_active,
+)
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
 
@@ -93,6 +102,9 @@ class TimedAdapter:
         self.optimize()
         elapsed = time.perf_counter() - start
         return float(getattr(self.inner, "build_seconds", elapsed))
+
+    def not_indexable(self) -> dict[str, str]:
+        return not_indexable(self.inner)
 
     def close(self) -> None:
         with self.clock.measure():

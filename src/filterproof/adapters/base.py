@@ -152,6 +152,18 @@ class Optimizable(Protocol):
 
 
 @runtime_checkable
+class Refusing(Protocol):
+    """Optional: documents the store cannot hold (an engine's limit), refused before the write.
+
+    A refused document is never written (an earlier version of it is deleted) and so never
+    returned; the run counts it and compares the store with the reference without it.
+    ``not_indexable()`` maps each id refused since ``reset`` (and not written since) to why.
+    """
+
+    def not_indexable(self) -> Mapping[str, str]: ...
+
+
+@runtime_checkable
 class RevisionSync(Protocol):
     """Optional: receive the authoritative active-revision map (see the module docstring)."""
 
@@ -240,6 +252,11 @@ def optimize(adapter: Adapter) -> None:
     """Let an adapter that builds its index lazily build it now."""
     if isinstance(adapter, Optimizable):
         adapter.optimize()
+
+
+def not_indexable(adapter: Adapter) -> dict[str, str]:
+    """The documents an adapter refused as beyond its engine's limits (id: why); none for most."""
+    return dict(adapter.not_indexable()) if isinstance(adapter, Refusing) else {}
 
 
 def sync_active(adapter: Adapter, active: ActiveRevisions) -> None:

@@ -33,9 +33,20 @@ def _finite(value: Any) -> Any:
 
 
 def raw_json(metadata: Mapping[str, Any]) -> str:
-    """``metadata`` as strict ASCII JSON (anything unusual by ``repr``), at most ``RAW_LIMIT`` long."""
+    """``metadata`` as strict ASCII JSON (anything unusual by ``repr``), at most ``RAW_LIMIT`` long.
+
+    Longer metadata is kept as a JSON object holding its beginning (``head``) and its length:
+    still valid JSON, which a store's JSON column requires (a text cut in the middle is not).
+    """
     try:
         text = json.dumps(_finite(dict(metadata)), ensure_ascii=True, sort_keys=True, default=repr, allow_nan=False)
     except (RecursionError, TypeError, ValueError):  # keys that do not sort, or nesting too deep to walk
         text = json.dumps({"unstorable": "metadata nested too deeply or with keys of mixed types"})
-    return text[:RAW_LIMIT]
+    if len(text) <= RAW_LIMIT:
+        return text
+    head = text[:RAW_LIMIT - 200]
+    while True:  # the head is re-escaped inside the object; shorten it until the whole fits
+        cut = json.dumps({"truncated": True, "characters": len(text), "head": head}, ensure_ascii=True)
+        if len(cut) <= RAW_LIMIT:
+            return cut
+        head = head[:len(head) - (len(cut) - RAW_LIMIT) - 16]

@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -28,6 +28,10 @@ console = Console() if Console().is_terminal else Console(width=200)
 errors = Console(stderr=True)
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+InProcess = Annotated[bool, typer.Option(
+    "--in-process", help="Run every backend in this process (for a debugger) instead of each but the reference in "
+                         "a worker process of its own, where a native crash costs only that backend's results.")]
 
 
 def fail(message: str) -> typer.Exit:
@@ -84,16 +88,34 @@ def writable(path: Path | None, what: str) -> Path | None:
 
 
 def run_all(prepared: Sequence[Prepared], backends: Sequence[Resolved], settings: Settings, results: Results,
-            by_level: bool, tick: Callable[[str, str, int], None] | None = None) -> None:
-    """Every backend over every prepared fixture, into ``results``; a backend that is missing is noted."""
+            by_level: bool, tick: Callable[[str, str, int], None] | None = None, isolate: bool = True) -> None:
+    """Every backend over every prepared fixture, into ``results`` (fixture by fixture); a failure is noted.
+
+    Each backend but the reference runs in a worker process of its own unless not ``isolate``
+    (``filterproof.isolation``): a native crash then costs that backend's results only.
+    """
+    from filterproof.congruence import without_refused
+    from filterproof.isolation import isolated, run_isolated
     from filterproof.runner import run_backend
 
-    for prep in prepared:
-        for backend in backends:
-            run = run_backend(prep, backend, settings, tick) if tick else run_backend(prep, backend, settings)
-            results.add(run, list(settings.ks), by_level)
+    def no_tick(label: str, phase: str, done: int) -> None:
+        """No progress display."""
+
+    runs = {}
+    for b, backend in enumerate(backends):
+        if isolate and isolated(backend):
+            done = run_isolated(prepared, backend, settings, tick or no_tick)
+        else:
+            done = [run_backend(prep, backend, settings, tick or no_tick) for prep in prepared]
+        for f, run in enumerate(done):
+            runs[f, b] = run
+            if run.not_indexable and run.status == "ok":
+                run.without_refused = without_refused(prepared[f], run, settings)
             if run.status == "failed":
-                notice(f"{run.label} failed on {prep.fixture.name}: {run.reason}", "bold red")
+                notice(f"{run.label} failed on {prepared[f].fixture.name}: {run.reason}", "bold red")
+    for f in range(len(prepared)):
+        for b in range(len(backends)):
+            results.add(runs[f, b], list(settings.ks), by_level)
 
 
 def status(results: Any) -> int:

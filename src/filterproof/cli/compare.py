@@ -17,6 +17,7 @@ import typer
 from filterproof.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
+    InProcess,
     console,
     fail,
     finite,
@@ -59,6 +60,7 @@ def compare_command(
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Detail tables for every backend.")] = False,
     no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when a backend leaks or differs.")] = False,
+    in_process: InProcess = False,
 ) -> None:
     """Run fixtures through backends under rank_only, post_filter and pre_filter, and compare with the reference."""
     from filterproof.adapters import BackendSpec, parse_specs, resolve
@@ -88,7 +90,7 @@ def compare_command(
     unique_names(prepared)
     results = Results("compare", settings_info(settings, [r.label for r in resolved], vectors_of(prepared), None))
     results.fixtures = [fixture_info(p) for p in prepared]
-    run_all(prepared, resolved, settings, results, by_level=False)
+    run_all(prepared, resolved, settings, results, by_level=False, isolate=not in_process)
     explicit = bool(backend)
     missing = [b for b in results.backends if b["status"] == "unavailable"]
     for b in {b["label"]: b for b in missing}.values():

@@ -19,6 +19,7 @@ import typer
 
 from filterproof.cli.common import (
     EXIT_OK,
+    InProcess,
     console,
     errors,
     fail,
@@ -143,6 +144,7 @@ def sweep_command(
     replot: Annotated[Path | None, typer.Option(help="Run nothing: redraw tables, figures and HTML from this "
                                                      "report.json into --out.")] = None,
     no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when a backend leaks or fails.")] = False,
+    in_process: InProcess = False,
 ) -> None:
     """Sweep strategies x backends x selectivities x K against the exact filtered ground truth."""
     from rich.progress import (
@@ -194,7 +196,7 @@ def sweep_command(
         results = Results("sweep", settings_info(settings, [r.label for r in resolved], prepared.embedding_kind,
                                                  prepared.dim))
         results.fixtures = [fixture_info(prepared, generated)]
-        run_all([prepared], resolved, settings, results, by_level=True, tick=ticker)
+        run_all([prepared], resolved, settings, results, by_level=True, tick=ticker, isolate=not in_process)
     for b in results.backends:
         if b["status"] == "unavailable":
             notice(f"skipped {b['label']}: {b['reason']}")

@@ -7,7 +7,7 @@ against the query and only the filter decides what comes back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -73,9 +73,10 @@ class Scenario:
 
     @classmethod
     def build(cls, adapter: Adapter, docs: Mapping[str, Mapping[str, Any]],
-              texts: Mapping[str, str] | None = None, batches: Sequence[Sequence[str]] | None = None) -> Scenario:
+              texts: Mapping[str, str] | None = None, batches: Sequence[Sequence[str]] | None = None,
+              after: Callable[[Scenario, Sequence[str]], None] | None = None) -> Scenario:
         """Index ``docs`` in one upsert, or in ``batches`` of ids, in that order (a store that sizes a column or
-        builds a dictionary from its first write shows)."""
+        builds a dictionary from its first write shows); ``after`` is called after each."""
         texts = dict(texts or {})
         ids = list(docs)
         bodies = [texts.get(i, f"{QUERY} {i.replace('-', ' ')}") for i in ids]
@@ -87,6 +88,8 @@ class Scenario:
         scenario.sync(active_for(scenario.docs))
         for batch in batches or [ids]:
             adapter.upsert([Record(i, vectors[i], scenario.docs[i]) for i in batch])
+            if after is not None:
+                after(scenario, batch)
         return scenario
 
     def publish(self, doc_id: str, metadata: Mapping[str, Any], text: str | None = None) -> None:

@@ -38,6 +38,7 @@ from filterproof.conformance.identity import IdentityChecks
 from filterproof.conformance.lifecycle import LifecycleChecks
 from filterproof.conformance.placement import PlacementChecks
 from filterproof.conformance.scale_tier import ScaleChecks
+from filterproof.conformance.sizes import SizeChecks
 from filterproof.conformance.twin_checks import TwinChecks
 
 
@@ -63,5 +64,5 @@ class AdapterFixtures:
 
 
 class AdapterConformanceTests(ScaleChecks, PlacementChecks, GeneratedChecks, LifecycleChecks, ContractChecks,
-                              FixtureChecks, TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):
+                              FixtureChecks, SizeChecks, TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""

@@ -34,7 +34,8 @@ class TwinChecks:
         accents, Unicode forms, whitespace, zero-width characters, prefixes, NUL, the empty string, collation
         pairs (ß/ss, ligatures, the Kelvin sign), strings whose 32-bit hashes collide; values spelled like a
         column name, a query word or a quote; keys joined with a separator; 300 distinct values of the field;
-        a document in 40 groups; a principal in 2,000. Each is a different identity; none may stand for another.
+        a document in 40 groups (thousands: ``test_sizes``). Each is a different identity; none may stand for
+        another.
 
         If this fails: the message names the family (e.g. ``tenant whitespace``) and the
         twin. The store, a driver or a collation conflates the two: a case- or
@@ -45,9 +46,7 @@ class TwinChecks:
         A name or a quote: a value was pasted into a query (bind parameters instead). A
         composite key: the map's keys were joined into one string (keep the pair). A
         distinct value far down the list (``many values``, ``many on one document``): a
-        bitmask, a byte code or a fixed set of columns ran out. A principal in thousands: the
-        store capped, truncated or split the principal's groups and lost some (an ``$or`` too
-        deep for SQLite, an ``IN`` list of at most 1,000); slice them and merge the answers.
+        bitmask, a byte code or a fixed set of columns ran out.
         Store and compare identities as the exact code points given, on every field.
         """
         failures = [line for world in identity_worlds(name) for line in world.failures(native)]

@@ -158,7 +158,7 @@ def identity_worlds(name: str) -> list[TwinWorld]:
     worlds = [identity_world(name, family, entries) for family, entries in families.items()]
     worlds += [names_world(name, family, values) for family, values in twins.NAME_VALUES.items()]
     worlds += [many_values_world(name)] if name != "status" else []
-    worlds += [many_groups_world(), big_principal_world()] if name == "group" else []
+    worlds += [many_groups_world()] if name == "group" else []  # a principal in thousands: conformance.sizes
     return worlds + ([composite_world()] if name == "logical_id" else [])
 
 

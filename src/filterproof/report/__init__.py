@@ -10,7 +10,9 @@
      "fixtures": [{"name", "path", "sha256", "documents", "cases", "malformed": {id: why}, "min_score",
                    "generator", "levels": {"<level>": {"cases", "measured"}}, "embedding", "vectors", "dim",
                    "fit_sample" (documents the embedding was fitted on; null: all), "timings"}],
-     "backends": [{"label", "backend", "fixture", "options", "status", "reason", "capabilities", "timings"}],
+     "backends": [{"label", "backend", "fixture", "options", "status", "reason", "capabilities", "timings",
+                   "not_indexable" (only when the store refused documents): {"count", "documents": {id: why},
+                   "differences_without_them": {"differences", "first"}}}],
      "summary":  [{"fixture", "backend", "strategy", "candidates", "level", "k", "cases", "correct",
                    "wrong_document", "false_abstention", "correct_abstention", "leaks", "leaks_at_k",
                    "recall", "arecall", "arecall_nonempty", "n_nonempty", "unusable", "precision", "ndcg",
@@ -20,7 +22,7 @@
                    "decision", "acceptable", "leaks", "k": {"<K>": {"ids", "short", "empty", "leaks",
                    "recall_exact", "recall", "arecall", "unusable", "precision", "ndcg"}}, "rr", "nonempty"}],
      "latency":  [{"fixture", "backend", "strategy", "candidates", "level", "samples", "p50_ms", "p95_ms", "qps"}],
-     "problems": [{"fixture", "backend", "kind", "detail"}],
+     "problems": [{"fixture", "backend", "kind" (leak, differs, failed, not_indexable), "detail"}],
      "timings": {...}, "machine": {...}}
 
 ``vectors`` says which vectors every backend indexed: ``tfidf`` or ``svd``
@@ -31,7 +33,11 @@ when they differ. A ``summary`` row with ``level`` null averages all the fixture
 row per selectivity level. ``backend`` is the spec's label (``qdrant-edge:exact=true``),
 so one backend run twice with different options stays apart. Schema 1 (``compare``)
 and ``filterproof-sweep/1`` (``sweep``) are replaced by this one;
-``scripts/convert_sweep_v1.py`` converts an old sweep report. The documentation site
+``scripts/convert_sweep_v1.py`` converts an old sweep report. A backend whose ``status`` is
+``failed`` with a reason beginning "the backend's worker process died of" crashed natively (its worker's
+signal and phase follow); ``not_indexable`` names the documents a store refused as past its engine's limits
+(at most 100 of them; ``count`` counts all), and ``differences_without_them`` compares the store with the
+reference run without those documents (``differences`` 0: identical). The documentation site
 renders this docstring as its results-schema page (``docs/reference/results.md``).
 """
 

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from filterproof.congruence import REFERENCE, differences
+from filterproof.congruence import REFERENCE, differences, refusal_summary
 from filterproof.report import Results
 from filterproof.scoring import CaseRow
 from filterproof.scoring import strategy_label as label_of
@@ -101,9 +101,14 @@ def side_by_side(results: Results, fixture: str, labels: list[str], cases: int) 
 def congruence_lines(results: Results, fixture: str, labels: list[str]) -> list[tuple[str, Text, bool]]:
     """Per backend: (label, a line saying whether it selects and ranks exactly as the reference, differs)."""
     reference = [r for r in results.cases if r.fixture == fixture and r.backend == REFERENCE]
+    refusals = {b["label"]: b["not_indexable"] for b in results.backends
+                if b["fixture"] == fixture and b.get("not_indexable")}
     lines = []
     for label in labels:
         if label == REFERENCE or not reference:
+            continue
+        if label in refusals:
+            lines.append((label, Text(f"{label}: {refusal_summary(refusals[label])}", style="yellow"), True))
             continue
         diffs = differences(reference, [r for r in results.cases if r.fixture == fixture and r.backend == label])
         if not diffs:

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
+from filterproof import leftovers
+
 STOP_TIMEOUT = 10.0
 LOG_TAIL = 3000
 
@@ -43,6 +45,7 @@ class ChildServer:
     def __init__(self, process: subprocess.Popen[bytes], workdir: str) -> None:
         self.process, self.workdir = process, workdir
         self._finalizer = weakref.finalize(self, shutdown, process, workdir, self.STOP_SIGNALS)
+        leftovers.announce(process.pid, workdir, self.STOP_SIGNALS)  # stopped by the parent if we die natively
 
     def log_tail(self) -> str:
         try:

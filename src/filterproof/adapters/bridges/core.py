@@ -25,6 +25,7 @@ import numpy as np
 
 from filterproof.adapters.base import AdapterBase, AdapterError, Capabilities, Hit, Record
 from filterproof.adapters.bridges.options import BridgeOptions, Path
+from filterproof.adapters.refusals import Refusals
 from filterproof.policy import PolicyFilter
 
 MMR_TOLERANCE = 1.0
@@ -96,6 +97,7 @@ class BridgeAdapter(AdapterBase):
         self.keys = KeyedVectors()
         self._dim = 0
         self._vectors: dict[str, np.ndarray] = {}
+        self._refused = Refusals()
 
     # -- framework calls ------------------------------------------------------
 
@@ -109,6 +111,10 @@ class BridgeAdapter(AdapterBase):
     def _remove(self, ids: Sequence[str]) -> None:
         """Delete documents through the framework (ids present)."""
         raise NotImplementedError
+
+    def _refusal(self, record: Record) -> str | None:
+        """Why the store underneath cannot hold this document (its engine's limits), or None: it can."""
+        return None
 
     def _natives(self, where: PolicyFilter) -> list[Any]:
         """The framework filter objects for ``where``: usually one; several admit disjoint sets (Chroma's limits)."""
@@ -128,6 +134,7 @@ class BridgeAdapter(AdapterBase):
         if dim < 1:
             raise ValueError(f"dimension must be positive, got {dim}")
         self._dim, self._vectors = dim, {}
+        self._refused.clear()
         self._create(dim)
 
     def _checked(self, vector: np.ndarray, what: str) -> np.ndarray:
@@ -137,12 +144,27 @@ class BridgeAdapter(AdapterBase):
         return row
 
     def upsert(self, records: Sequence[Record]) -> None:
+        """Add through the framework what the store can hold; refuse the rest, removing an earlier version."""
         latest = {r.id: Record(r.id, self._checked(r.vector, r.id), r.metadata) for r in records}
         present = [i for i in latest if i in self._vectors]
         if present:  # replace, not merge: Chroma's add ignores an existing id, its upsert merges metadata
             self._remove(present)
-        self._add(list(latest.values()))
-        self._vectors.update({i: r.vector for i, r in latest.items()})
+            for i in present:
+                del self._vectors[i]
+        accepted = []
+        for i, record in latest.items():
+            why = self._refusal(record)
+            if why:
+                self._refused.refuse(i, record.vector, why)
+            else:
+                accepted.append(record)
+        self._refused.forget(r.id for r in accepted)
+        if accepted:
+            self._add(accepted)
+        self._vectors.update({r.id: r.vector for r in accepted})
+
+    def not_indexable(self) -> dict[str, str]:
+        return dict(self._refused.reasons)
 
     def delete(self, ids: Sequence[str]) -> None:
         present = [i for i in dict.fromkeys(ids) if i in self._vectors]
@@ -150,11 +172,12 @@ class BridgeAdapter(AdapterBase):
             self._remove(present)
             for i in present:
                 del self._vectors[i]
+        self._refused.forget(ids)
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
-        if id in self._vectors:  # unknown ids are ignored, as by the reference
-            self._remove([id])
-            self._add([Record(id, self._vectors[id], dict(metadata))])
+        vector = self._vectors.get(id, self._refused.vector(id))
+        if vector is not None:  # unknown ids are ignored, as by the reference
+            self.upsert([Record(id, vector, dict(metadata))])
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         query = self._checked(vector, "query")

@@ -41,8 +41,10 @@ from filterproof.adapters.bridges.flat import node_metadata
 from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdrant_compiler
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
 from filterproof.adapters.bridges.pgvector import Database, group_key, libpq_dsn, pgvector_filter, sqlalchemy_url
+from filterproof.adapters.chroma.limits import refusal as chroma_refusal
 from filterproof.adapters.chroma.store import RECALL_TOLERANCE, client_settings, hnsw_configuration
 from filterproof.adapters.chroma.where import GROUPS, stored_metadata
+from filterproof.adapters.pgvector.limits import refusal as pg_refusal
 from filterproof.adapters.qdrant.payload import ID, point_id, stored_payload
 from filterproof.policy import PolicyFilter
 
@@ -139,6 +141,9 @@ class LangChainChromaBridge(_LangChainBridge):
     def _metadata(self, record: Record) -> dict[str, Any]:
         return stored_metadata(record.metadata)
 
+    def _refusal(self, record: Record) -> str | None:
+        return chroma_refusal(self._metadata(record), extra_keys=1)  # the text, kept as ``chroma:document``
+
     def _doc_id(self, doc: Document) -> str:
         return str(doc.id)
 
@@ -234,6 +239,9 @@ class LangChainPgvectorBridge(_LangChainBridge):
         stored = node_metadata(record.id, record.metadata, "list")
         stored.update({group_key(g): 1 for g in stored.pop(GROUPS, [])})
         return stored
+
+    def _refusal(self, record: Record) -> str | None:
+        return pg_refusal({"id": record.id})  # PGVector's table: id is the (btree) primary key
 
     def _doc_id(self, doc: Any) -> str:
         return str(doc.metadata[ID])

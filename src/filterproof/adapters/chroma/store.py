@@ -45,6 +45,7 @@ from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import NotFoundError
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.chroma.limits import refusal
 from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
 from filterproof.adapters.chroma.where import (
     CURRENT,
@@ -56,6 +57,7 @@ from filterproof.adapters.chroma.where import (
     stored_metadata,
 )
 from filterproof.adapters.paths import PathLock
+from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.servers.chroma import ChromaServer
@@ -135,6 +137,7 @@ class _ChromaStore(AdapterBase):
         self._count: int | None = None
         self._keys = KeyCache()
         self._collection: Any = None
+        self._refused = Refusals()
         with contextlib.suppress(NotFoundError):
             self._collection = client.get_collection(collection, embedding_function=None)
 
@@ -146,6 +149,7 @@ class _ChromaStore(AdapterBase):
         self._collection = self._client.create_collection(
             self._name, embedding_function=None, configuration=self._configuration)
         self._dim, self._count = dim, 0
+        self._refused.clear()
 
     def _vector(self, record: Record) -> np.ndarray:
         vector = np.asarray(record.vector, dtype=np.float32)
@@ -154,19 +158,54 @@ class _ChromaStore(AdapterBase):
         return vector
 
     def upsert(self, records: Sequence[Record]) -> None:
-        for chunk in batched(latest(records), self._batch):
-            self._open().upsert(ids=[r.id for r in chunk], embeddings=np.stack([self._vector(r) for r in chunk]),
-                                metadatas=[stored_metadata(r.metadata, self.flag_map) for r in chunk])
-            self._count = None
+        """Write what Chroma can hold; refuse the rest (``limits``), deleting an earlier version of it."""
+        accepted: list[tuple[Record, dict[str, Any]]] = []
+        refused = []
+        for record in latest(records):
+            stored = stored_metadata(record.metadata, self.flag_map)
+            why = refusal(stored)
+            if why:
+                self._refused.refuse(record.id, self._vector(record), why)
+                refused.append(record.id)
+            else:
+                accepted.append((record, stored))
+        self._refused.forget(r.id for r, _ in accepted)
+        if refused:
+            self._open().delete(ids=refused)
+        for chunk in batched(accepted, self._batch):
+            self._open().upsert(ids=[r.id for r, _ in chunk], embeddings=np.stack([self._vector(r) for r, _ in chunk]),
+                                metadatas=[stored for _, stored in chunk])
+        self._count = None
+
+    def not_indexable(self) -> dict[str, str]:
+        return dict(self._refused.reasons)
 
     def delete(self, ids: Sequence[str]) -> None:
         for chunk in batched(list(dict.fromkeys(ids)), self._batch):
             self._open().delete(ids=list(chunk))
             self._count = None
+        self._refused.forget(ids)
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
-        """Replace the metadata as a whole (absent fields sent as None, i.e. deleted); unknown ids are ignored."""
-        self._open().update(ids=[id], metadatas=[stored_metadata(metadata, self.flag_map)])
+        """Replace the metadata as a whole (absent fields sent as None, i.e. deleted); unknown ids are ignored.
+
+        Metadata Chroma cannot hold makes the document refused (its vector kept); a refused
+        document is written again, with its vector, by an update that fits.
+        """
+        held = self._refused.vector(id)
+        if held is not None:
+            self.upsert([Record(id, held, metadata)])
+            return
+        stored = stored_metadata(metadata, self.flag_map)
+        why = refusal(stored)
+        if why:
+            found = self._open().get(ids=[id], include=["embeddings"])
+            if found["ids"]:
+                self._refused.refuse(id, np.asarray(found["embeddings"][0], dtype=np.float32), why)
+                self._open().delete(ids=[id])
+                self._count = None
+            return
+        self._open().update(ids=[id], metadatas=[stored])
 
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.

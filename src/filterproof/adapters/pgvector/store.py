@@ -39,7 +39,9 @@ from psycopg import sql
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.pgvector import sql as pgsql
+from filterproof.adapters.pgvector.limits import refusal
 from filterproof.adapters.pgvector.options import ROWS_PER_LIST, PgvectorOptions
+from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.errors import BackendUnavailable
 from filterproof.policy import ActiveRevisions, PolicyFilter
@@ -108,6 +110,7 @@ class PgvectorAdapter(AdapterBase):
         self._dim, self._indexed = self._existing()
         self._analyzed_rows, self._written = 0, 0
         self._keys = KeyCache(pgsql.pg_text)
+        self._refused = Refusals()
 
     def _provide(self, kind: str) -> str:
         if kind == "docker":
@@ -167,6 +170,7 @@ class PgvectorAdapter(AdapterBase):
                 self._conn.execute(self._sql("CREATE INDEX {i} ON {t} (logical_key)", i=f"{self._table}_lkey"))
             self._conn.execute(self._sql("DROP TABLE IF EXISTS {s}", s=self._staging))  # the old dimension
         self._dim, self._indexed, self._analyzed_rows, self._written = dim, False, 0, 0
+        self._refused.clear()
 
     @property
     def _staging(self) -> str:
@@ -181,7 +185,19 @@ class PgvectorAdapter(AdapterBase):
         return (pgsql.pg_text(record.id), vector_text(unit), *pgsql.stored_row(record.metadata, self.flag_map))
 
     def upsert(self, records: Sequence[Record]) -> None:
-        rows = [self._row(r) for r in {r.id: r for r in records}.values()]  # the last of an id wins
+        """Write the rows PostgreSQL can index; refuse the rest (``limits``), deleting an earlier version."""
+        rows, refused = [], []
+        for record in {r.id: r for r in records}.values():  # the last of an id wins
+            row = self._row(record)
+            why = refusal(self._index_values(row))
+            if why:
+                self._refused.refuse(record.id, np.asarray(record.vector, dtype=np.float32), why)
+                refused.append(record.id)
+            else:
+                rows.append(row)
+                self._refused.forget([record.id])
+        if refused:
+            self.delete(refused, forget=False)
         if not rows:
             return
         columns = ", ".join(("id", "embedding", *pgsql.STORED_COLUMNS))
@@ -196,16 +212,44 @@ class PgvectorAdapter(AdapterBase):
                                          f"ON CONFLICT (id) DO UPDATE SET {updates}", s=self._staging))
         self._written += len(rows)
 
-    def delete(self, ids: Sequence[str]) -> None:
+    @staticmethod
+    def _index_values(row: tuple[Any, ...]) -> dict[str, Any]:
+        """The values of a row (``_row``) that go into a btree index: the id, the tenant, the logical key."""
+        stored = dict(zip(pgsql.STORED_COLUMNS, row[2:], strict=True))
+        return {"id": row[0], "tenant": stored[pgsql.TENANT], "logical_key": stored[pgsql.LID]}
+
+    def not_indexable(self) -> dict[str, str]:
+        return dict(self._refused.reasons)
+
+    def delete(self, ids: Sequence[str], forget: bool = True) -> None:
         self._conn.execute(self._sql("DELETE FROM {t} WHERE id = ANY(%s::text[])"),
                            ([pgsql.pg_text(i) for i in ids],))
         self._written += len(ids)
+        if forget:
+            self._refused.forget(ids)
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
-        """Replace every policy column and the raw metadata; the vector stays; unknown ids are ignored."""
+        """Replace every policy column and the raw metadata; the vector stays; unknown ids are ignored.
+
+        Metadata PostgreSQL cannot index makes the document refused (its vector kept); a refused
+        document is written again, with its vector, by an update that fits.
+        """
+        held = self._refused.vector(id)
+        if held is not None:
+            self.upsert([Record(id, held, metadata)])
+            return
+        stored = pgsql.stored_row(metadata, self.flag_map)
+        why = refusal(self._index_values((pgsql.pg_text(id), None, *stored)))
+        if why:
+            found = self._conn.execute(self._sql("SELECT embedding::text FROM {t} WHERE id = %s"),
+                                       (pgsql.pg_text(id),)).fetchone()
+            if found is not None:
+                self._refused.refuse(id, np.array(found[0].strip("[]").split(","), dtype=np.float32), why)
+                self.delete([id], forget=False)
+            return
         assignments = ", ".join(f"{c} = %s" for c in pgsql.STORED_COLUMNS)
         self._conn.execute(self._sql(f"UPDATE {{t}} SET {assignments} WHERE id = %s"),
-                           (*pgsql.stored_row(metadata, self.flag_map), pgsql.pg_text(id)))
+                           (*stored, pgsql.pg_text(id)))
         self._written += 1
 
     def set_active_revisions(self, active: ActiveRevisions) -> None:

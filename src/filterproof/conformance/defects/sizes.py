@@ -1,0 +1,108 @@
+"""Defects at an engine's limits: big documents and long identities, mishandled the ways real engines do.
+
+Chroma 1.5.9 breaks a collection for good on one record past 5,461 list values;
+adapters that meet a limit drop the document without a word, or refuse far more
+than they must; stores keep a prefix of a long identity (a fixed-width column, a
+hash of the first kilobyte). ``test_sizes`` fails each (``tests/test_conformance_suite.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from filterproof.adapters.base import Hit, Record
+from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.conformance.defects.clauses import RowPredicate
+from filterproof.policy import PolicyFilter, Principal, is_eligible
+
+BIG = 5_000
+"""Groups on one document past which these defects misbehave."""
+
+
+def big(metadata: Mapping[str, Any]) -> bool:
+    groups = metadata.get("groups")
+    return isinstance(groups, list) and len(groups) > BIG
+
+
+class BrokenByBigDocument(ReferenceAdapter):
+    """Like Chroma 1.5.9 past 5,461 list values in one record: the write of a document in more than 5,000 groups
+    fails, and every later call fails too, the store broken for everyone."""
+
+    name = "defect-broken-by-big-document"
+
+    def reset(self, dim: int) -> None:
+        super().reset(dim)
+        self._broken: str | None = None
+
+    def _check(self) -> None:
+        if self._broken:
+            raise RuntimeError(f"Error in compaction: Failed to apply logs to the metadata segment ({self._broken})")
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        self._check()
+        if any(big(r.metadata) for r in records):
+            self._broken = "since a document in more than 5,000 groups"
+            self._check()
+        super().upsert(records)
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        self._check()
+        return super().search(vector, k, where)
+
+    def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
+        self._check()
+        return super().search_batch(vectors, k, wheres)
+
+
+class DropsBigDocuments(ReferenceAdapter):
+    """Skips a document in more than 5,000 groups, and says nothing: it is missing, not refused."""
+
+    name = "defect-drops-big-documents"
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        super().upsert([r for r in records if not big(r.metadata)])
+
+
+class RefusesTooEagerly(ReferenceAdapter):
+    """Refuses (and reports) every document in more than 100 groups or with an identity over 1,000 characters:
+    honest, but it loses documents every store must hold."""
+
+    name = "defect-refuses-too-eagerly"
+
+    def reset(self, dim: int) -> None:
+        super().reset(dim)
+        self._refused: dict[str, str] = {}
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        kept = []
+        for r in records:
+            values = [r.id, *(v for v in r.metadata.values() if isinstance(v, str)), *r.metadata.get("groups", [])]
+            if len(r.metadata.get("groups", [])) > 100 or any(isinstance(v, str) and len(v) > 1000 for v in values):
+                self._refused[r.id] = "over this store's cautious limits"
+            else:
+                kept.append(r)
+        super().upsert(kept)
+
+    def not_indexable(self) -> dict[str, str]:
+        return dict(self._refused)
+
+
+class ComparesPrefixes(RowPredicate):
+    """Compares identities by their first 1,024 characters (a fixed-width column, an index on a prefix): two long
+    tenants or groups that differ later are one."""
+
+    name = "defect-compares-prefixes"
+    WIDTH = 1_024
+
+    def _cut(self, value: Any) -> Any:
+        return value[:self.WIDTH] if isinstance(value, str) else value
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        groups = meta.get("groups")
+        kept = {**meta, "tenant": self._cut(meta.get("tenant")),
+                "groups": [self._cut(g) for g in groups] if isinstance(groups, list) else groups}
+        asked = Principal(self._cut(where.principal.tenant), tuple(self._cut(g) for g in where.principal.groups))
+        return is_eligible(kept, PolicyFilter(asked, where.as_of, where.active))
