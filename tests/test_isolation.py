@@ -57,10 +57,13 @@ def by_label(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {b["label"]: b for b in report["backends"]}
 
 
+SLOW = pytest.mark.slow  # about 8 s each: a command-line process and a backend worker
+
+
 @pytest.mark.parametrize(("at", "how", "signal_name", "phase"), [
     ("search", "segv", "SIGSEGV", "during queries"),
-    ("upsert", "segv", "SIGSEGV", "during ingest"),
-    ("build", "abort", "SIGABRT", "during build"),
+    pytest.param("upsert", "segv", "SIGSEGV", "during ingest", marks=SLOW),
+    pytest.param("build", "abort", "SIGABRT", "during build", marks=SLOW),
 ])
 def test_a_backend_that_dies_natively_costs_only_its_own_results(tmp_path: Path, at: str, how: str,
                                                                   signal_name: str, phase: str) -> None:
@@ -79,6 +82,7 @@ def test_a_backend_that_dies_natively_costs_only_its_own_results(tmp_path: Path,
     assert "qdrant-local: identical to reference" in done.stdout
 
 
+@SLOW
 def test_in_process_the_crash_takes_the_run_down(tmp_path: Path) -> None:
     """The seeded defect is real: without the worker, the segfault ends the command and nothing is written."""
     done, report = compare(tmp_path, "reference", "crashing", "qdrant-local", extra=("--in-process",))
@@ -86,6 +90,7 @@ def test_in_process_the_crash_takes_the_run_down(tmp_path: Path) -> None:
     assert report == {}
 
 
+@SLOW
 def test_a_crash_leaves_no_directory_and_no_server_behind(tmp_path: Path) -> None:
     """Hint: servers announce themselves (``leftovers.announce``); the parent stops what a dead worker left."""
     record = tmp_path / "dirs.txt"

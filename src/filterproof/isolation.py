@@ -15,8 +15,10 @@ inside it).
 Why fork: the worker inherits the prepared fixtures (vectors, truths, masks) as they
 are, without a copy or a pickle, and a stopped parent can kill it whatever native
 call it is in. The parent never opens a native store, so it holds none of the
-threads a native client starts, which fork would not copy. Where fork does not
-exist, backends run in process (``available()``).
+threads a native client starts, which fork would not copy, and whose locks a child could
+inherit held. A process that has opened a native store itself (a test process, a
+notebook) therefore runs every backend in process, as ``--in-process`` does; so does one
+where fork does not exist (``available()``).
 
 Signals: the worker ignores SIGINT and the parent decides. On SIGTERM or Ctrl-C the
 parent (whose handler runs at once: it waits on a pipe, not in native code) sends the
@@ -28,25 +30,31 @@ lock) is killed and cleaned up after from here.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing
 import os
 import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from filterproof import leftovers
+from filterproof import guardian, leftovers
+from filterproof.adapters.base import native_store_opened
 from filterproof.adapters.registry import Resolved
 from filterproof.runner import BackendRun, Settings, Tick, run_backend
 from filterproof.truth import Prepared
 
-STOP_GRACE = 1.0
+STOP_GRACE = 0.3
 """Seconds a stopped worker gets to unwind before SIGKILL: with the servers' stop, within a 2 s budget."""
+PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15
+"""prctl(2) options (Linux)."""
 SERVER_GRACE = 0.3
 """Seconds for each stop signal to a server a dead worker left behind."""
+Keep = Callable[[int, BackendRun], None]
+"""Receives (fixture index, its run) as each arrives."""
 UNITS = {"ingest": "documents written", "queries": "cases asked", "latency": "timings taken"}
 
 
@@ -55,21 +63,26 @@ def available() -> bool:
 
 
 def isolated(backend: Resolved) -> bool:
-    """Every backend but the reference, the oracle: pure NumPy, it cannot crash natively."""
-    return backend.spec.name != "reference" and available()
+    """Every backend but the reference, the oracle (pure NumPy, it cannot crash natively); and none in a process
+    that opened a native store itself (a test process: ``adapters.base.native_store_opened``)."""
+    return backend.spec.name != "reference" and available() and not native_store_opened()
 
 
-def run_isolated(prepared: Sequence[Prepared], backend: Resolved, settings: Settings, tick: Tick) -> list[BackendRun]:
-    """One worker runs ``backend`` over every fixture; one ``BackendRun`` per fixture, in order, whatever happens."""
+def run_isolated(prepared: Sequence[Prepared], backend: Resolved, settings: Settings, tick: Tick,
+                 keep: Keep) -> None:
+    """One worker runs ``backend`` over every fixture; ``keep`` gets one ``BackendRun`` per fixture, in order,
+    as each arrives, whatever happens (a stop, SIGTERM or Ctrl-C, propagates once the worker is cleaned up)."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     scratch = tempfile.mkdtemp(prefix="filterproof-worker-")
-    worker = context.Process(target=_work, args=(sender, list(prepared), backend, settings, scratch),
+    worker = context.Process(target=_work, args=(sender, list(prepared), backend, settings, scratch, os.getpid()),
                              name=f"filterproof worker {backend.label}")
     runs: list[BackendRun] = []
     servers: list[leftovers.Leftover] = []
     progress: tuple[str, int] | None = None
     worker.start()
+    guardian.guard(path=scratch)
+    guardian.guard(process=worker.pid)
     sender.close()  # the worker holds the only write end: its end, however it comes, is end of file here
     try:
         while True:
@@ -82,6 +95,7 @@ def run_isolated(prepared: Sequence[Prepared], backend: Resolved, settings: Sett
                 phase, done = body[1], body[2]  # units done since the last tick: summed per phase
                 progress = phase, done + (progress[1] if progress and progress[0] == phase else 0)
             elif kind == "run":
+                keep(len(runs), body)
                 runs.append(body)
                 progress = None
             elif kind == "server":
@@ -92,14 +106,15 @@ def run_isolated(prepared: Sequence[Prepared], backend: Resolved, settings: Sett
         receiver.close()
         stop_servers(servers)
         shutil.rmtree(scratch, ignore_errors=True)
-    if len(runs) < len(prepared):
-        reason = death(worker.exitcode, progress)
-        runs += [failed(p, backend, reason) for p in prepared[len(runs):]]
-    return runs
+    reason = death(worker.exitcode, progress)
+    for f in range(len(runs), len(prepared)):
+        keep(f, failed(prepared[f], backend, reason))
 
 
-def _work(sender: Connection, prepared: list[Prepared], backend: Resolved, settings: Settings, scratch: str) -> None:
+def _work(sender: Connection, prepared: list[Prepared], backend: Resolved, settings: Settings, scratch: str,
+          parent: int) -> None:
     """The worker: run and send, fixture by fixture (a crash keeps what was sent)."""
+    _die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent decides
     tempfile.tempdir = scratch  # every temporary directory of the stores, removed by the parent in any case
     os.environ["TMPDIR"] = scratch
@@ -107,10 +122,25 @@ def _work(sender: Connection, prepared: list[Prepared], backend: Resolved, setti
 
     def tick(label: str, phase: str, done: int) -> None:
         sender.send(("tick", (label, phase, done)))
+        _name(f"fp {phase}")
 
     for prep in prepared:
         sender.send(("run", run_backend(prep, backend, settings, tick)))
     sender.close()
+
+
+def _die_with(parent: int) -> None:
+    """Ask the kernel for SIGKILL when the parent dies (a SIGKILL of the run must not leave us running)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the request took effect
+        os._exit(1)
+
+
+def _name(name: str) -> None:
+    """The worker's name in ``ps`` and ``/proc/PID/comm`` (15 bytes): which phase it is in."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(PR_SET_NAME, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)
 
 
 def stop(worker: Any) -> None:

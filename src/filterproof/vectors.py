@@ -5,8 +5,10 @@ each backend's ingest reads them in order, a chunk at a time, and scoring reads 
 few rows a backend returned. Neither needs them all in memory at once, and at 128-d
 they are the largest thing left (512 MB at 1M documents, 5 GB at 10M). ``VectorFile``
 keeps them in a temporary file: reads go through the page cache (which the kernel
-may reclaim) rather than the process's resident memory, and the file is removed
-when the object is closed or collected.
+may reclaim) rather than the process's resident memory. The file is unlinked as soon
+as it is made and read through its descriptor only, so the kernel reclaims it when
+the descriptor closes: when the object is closed or collected, and however the
+process ends, SIGKILL included (``guardian``).
 
 It indexes like the float32 array it replaces, for what the pipeline asks of it:
 ``v[start:stop]`` (a copy, read with one ``pread``), ``v[rows]`` for an array of rows
@@ -40,6 +42,7 @@ class VectorFile:
         self.ndim = 2
         self._row = dim * DTYPE.itemsize
         fd, path = tempfile.mkstemp(prefix="filterproof-vectors-", suffix=".f32", dir=directory)
+        os.unlink(path)  # read through the descriptor only: the kernel reclaims the file however the run ends
         self.path, self._fd, self.written = Path(path), fd, 0
         os.ftruncate(fd, n * self._row)
         self._finalizer = weakref.finalize(self, _remove, path, fd)

@@ -186,10 +186,14 @@ class AdapterBase(ABC):
     name: ClassVar[str] = "adapter"
     Options: ClassVar[type[AdapterOptions]] = NoOptions
     capabilities: Capabilities = Capabilities()
+    native: ClassVar[bool] = True
+    """The store may run native code and threads in this process (False: pure Python, as the reference)."""
 
     def __init__(self, options: AdapterOptions | Mapping[str, Any] | None = None) -> None:
+        global _native_opened
         self.options = self.Options.coerce(options, self.name)
         self.active = ActiveRevisions()
+        _native_opened = _native_opened or type(self).native
 
     @abstractmethod
     def reset(self, dim: int) -> None: ...
@@ -252,6 +256,20 @@ def optimize(adapter: Adapter) -> None:
     """Let an adapter that builds its index lazily build it now."""
     if isinstance(adapter, Optimizable):
         adapter.optimize()
+
+
+_native_opened = False
+
+
+def native_store_opened() -> bool:
+    """Whether a store that may run native threads was opened in this process (``AdapterBase.native``).
+
+    A process that forks while such a store's threads run (Chroma's tokio runtime, an
+    allocator's background thread) can hand the child a lock that no thread will ever
+    release: the child hangs at its first allocation (seen in a test process). The
+    isolation layer forks workers only from a process that never opened one.
+    """
+    return _native_opened
 
 
 def not_indexable(adapter: Adapter) -> dict[str, str]:

@@ -54,6 +54,7 @@ class ReferenceAdapter(AdapterBase):
     Options = ReferenceOptions
     options: ReferenceOptions
     capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+    native = False
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(options)

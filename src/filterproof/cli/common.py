@@ -28,6 +28,8 @@ console = Console() if Console().is_terminal else Console(width=200)
 errors = Console(stderr=True)
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT); a SIGTERM ends with 143."""
 
 InProcess = Annotated[bool, typer.Option(
     "--in-process", help="Run every backend in this process (for a debugger) instead of each but the reference in "
@@ -92,8 +94,11 @@ def run_all(prepared: Sequence[Prepared], backends: Sequence[Resolved], settings
     """Every backend over every prepared fixture, into ``results`` (fixture by fixture); a failure is noted.
 
     Each backend but the reference runs in a worker process of its own unless not ``isolate``
-    (``filterproof.isolation``): a native crash then costs that backend's results only.
+    (``filterproof.isolation``): a native crash then costs that backend's results only. A stop
+    (SIGTERM, Ctrl-C) ends the loop: what completed is kept, and ``results.stopped`` holds the
+    exit status the command should end with once it has written it.
     """
+    from filterproof import guardian
     from filterproof.congruence import without_refused
     from filterproof.isolation import isolated, run_isolated
     from filterproof.runner import run_backend
@@ -101,22 +106,33 @@ def run_all(prepared: Sequence[Prepared], backends: Sequence[Resolved], settings
     def no_tick(label: str, phase: str, done: int) -> None:
         """No progress display."""
 
-    runs = {}
-    for b, backend in enumerate(backends):
-        if isolate and isolated(backend):
-            done = run_isolated(prepared, backend, settings, tick or no_tick)
-        else:
-            done = [run_backend(prep, backend, settings, tick or no_tick) for prep in prepared]
-        for f, run in enumerate(done):
-            runs[f, b] = run
-            if run.not_indexable and run.status == "ok":
-                run.without_refused = without_refused(prepared[f], run, settings)
-            if run.status == "failed":
-                notice(f"{run.label} failed on {prepared[f].fixture.name}: {run.reason}", "bold red")
-    for f in range(len(prepared)):
-        for b in range(len(backends)):
-            results.add(runs[f, b], list(settings.ks), by_level)
+    guardian.watch()  # what a SIGKILL of this process would leave behind is removed by it
+    runs: dict[tuple[int, int], Any] = {}
+    try:
+        for b, backend in enumerate(backends):
+            def keep(f: int, run: Any, b: int = b) -> None:
+                runs[f, b] = run
+                if run.status == "failed":
+                    notice(f"{run.label} failed on {prepared[f].fixture.name}: {run.reason}", "bold red")
+
+            if isolate and isolated(backend):
+                run_isolated(prepared, backend, settings, tick or no_tick, keep)
+            else:
+                for f, prep in enumerate(prepared):
+                    keep(f, run_backend(prep, backend, settings, tick or no_tick))
+    except (KeyboardInterrupt, SystemExit) as stop:  # signals.install: the first SIGTERM or Ctrl-C, here
+        results.stopped = EXIT_INTERRUPTED if isinstance(stop, KeyboardInterrupt) else int(stop.code or 1)
+        results.complete = False
+        notice(f"stopped ({'Ctrl-C' if results.stopped == EXIT_INTERRUPTED else 'SIGTERM'}): "
+               f"{len(runs)} of {len(prepared) * len(backends)} backend runs completed; writing them", "bold red")
+    for (f, _), run in sorted(runs.items()):
+        if run.not_indexable and run.status == "ok" and results.stopped is None:
+            run.without_refused = without_refused(prepared[f], run, settings)
+        results.add(run, list(settings.ks), by_level)
 
 
 def status(results: Any) -> int:
+    """The exit status: a stop's (130, 143) first, then 1 for problems or an incomplete run, else 0."""
+    if results.stopped is not None:
+        return int(results.stopped)
     return EXIT_PROBLEMS if results.problems or not results.complete else EXIT_OK

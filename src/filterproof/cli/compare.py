@@ -28,6 +28,7 @@ from filterproof.cli.common import (
     usage_errors,
     writable,
 )
+from filterproof.guardian import end_stopped
 
 if TYPE_CHECKING:
     from filterproof.truth import Prepared
@@ -98,15 +99,18 @@ def compare_command(
     if explicit and missing:
         results.complete = False
     results.judge()
-    render_compare(console, results, show_cases, verbose)
+    if results.stopped is None:  # stopped: what completed is written, the tables would only cost time
+        render_compare(console, results, show_cases, verbose)
     if json_out is not None:
         write(results, json_out)
         console.print(f"wrote {json_out}")
-    if html_out is not None:
+    if html_out is not None and results.stopped is None:
         from filterproof.report.html import write_html
 
         write_html(results, html_out, json_name=json_out.name if json_out else None)
         console.print(f"wrote {html_out}")
+    if results.stopped is not None:
+        end_stopped(results.stopped)  # even with --no-fail: the run did not finish
     if explicit and missing:
         raise typer.Exit(EXIT_USAGE)
     code = status(results)

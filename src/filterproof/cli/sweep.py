@@ -30,6 +30,7 @@ from filterproof.cli.common import (
     status,
     usage_errors,
 )
+from filterproof.guardian import end_stopped
 
 DEFAULT_SWEEP_BACKENDS = ["reference", "chroma", "qdrant-edge"]
 DEFAULT_FIT_SAMPLE = 100_000
@@ -205,6 +206,9 @@ def sweep_command(
     results.judge(against_reference=False)
     out.mkdir(parents=True, exist_ok=True)
     write(results, out / "report.json")
+    if results.stopped is not None:  # what completed is written; the tables and figures would take seconds
+        console.print(f"wrote {out}/report.json (stopped: incomplete)")
+        end_stopped(results.stopped)
     render_sweep(console, results)
     _figures(results, out, plots)
     console.print(f"wrote {out}/report.json" + (f", {out}/report.html and figures" if plots else ""))

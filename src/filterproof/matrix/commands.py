@@ -43,16 +43,24 @@ def matrix_command(
     targets = [t for t in TARGETS if t.name in chosen(target, names, "target") or t.backend in (target or [t.backend])]
     probes = [p for p in PROBES if p.name in chosen(probe, PROBE_NAMES, "probe")]
     paths = chosen(path, PATHS, "path")
+    from filterproof import guardian
+
+    guardian.watch()  # the pgvector targets start a throwaway PostgreSQL: removed even if this process is killed
     # The integrations log and warn about their own fallbacks (MMR, local-mode indexes); the matrix reports outcomes.
     logging.disable(logging.WARNING)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = run_matrix(targets, probes, paths)
     console = Console() if Console().is_terminal else Console(width=200)
-    render_console(console, result)
+    if result.stopped is None:
+        render_console(console, result)
     if json_out is not None:
         json_out.write_text(json.dumps(result.to_json(), indent=2) + "\n")
-        console.print(f"wrote {json_out}")
+        console.print(f"wrote {json_out}" + (" (stopped: incomplete)" if result.stopped is not None else ""))
+    if result.stopped is not None:
+        from filterproof.guardian import end_stopped
+
+        end_stopped(result.stopped)
     if markdown is not None:
         markdown.write_text(to_markdown(result))
         console.print(f"wrote {markdown}")

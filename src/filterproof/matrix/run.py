@@ -51,6 +51,8 @@ class Matrix:
     versions: dict[str, str] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     """Target -> why it did not run (not installed)."""
+    stopped: int | None = None
+    """The exit status of a matrix stopped by SIGTERM (143) or Ctrl-C (130): the cells so far are kept."""
 
     def verdict(self, target: str, probe: str, path: str) -> Cell | None:
         return next((c for c in self.cells if (c.target, c.probe, c.path) == (target, probe, path)), None)
@@ -58,7 +60,8 @@ class Matrix:
     def to_json(self) -> dict[str, Any]:
         return {"versions": self.versions, "python": platform.python_version(), "skipped": self.skipped,
                 "probes": {p.name: {"description": p.description, "expected": sorted(p.expected)} for p in PROBES},
-                "paths": list(PATHS), "verdicts": list(VERDICTS), "cells": [asdict(c) for c in self.cells]}
+                "paths": list(PATHS), "verdicts": list(VERDICTS), "cells": [asdict(c) for c in self.cells],
+                "stopped": self.stopped}
 
 
 def classify(got: set[str], expected: set[str]) -> str:
@@ -118,6 +121,14 @@ def run_probe(target: Target, probe: Probe, paths: Sequence[str]) -> list[Cell]:
 def run_matrix(targets: Sequence[Target] = TARGETS, probes: Sequence[Probe] = PROBES,
                paths: Sequence[str] = PATHS) -> Matrix:
     matrix = Matrix()
+    try:
+        _run(matrix, targets, probes, paths)
+    except (KeyboardInterrupt, SystemExit) as stop:  # cli.signals: the first SIGTERM or Ctrl-C, here
+        matrix.stopped = 130 if isinstance(stop, KeyboardInterrupt) else int(stop.code or 1)
+    return matrix
+
+
+def _run(matrix: Matrix, targets: Sequence[Target], probes: Sequence[Probe], paths: Sequence[str]) -> None:
     for target in targets:
         try:
             target.open().close()
@@ -131,4 +142,3 @@ def run_matrix(targets: Sequence[Target] = TARGETS, probes: Sequence[Probe] = PR
         matrix.versions.update(target.versions())
         for probe in probes:
             matrix.cells += run_probe(target, probe, paths)
-    return matrix

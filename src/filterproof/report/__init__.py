@@ -5,6 +5,7 @@
 
     {"schema": "filterproof/2", "filterproof": "<version>", "command": "compare" | "sweep",
      "complete": true,                       # false: interrupted, or a backend failed
+     "stopped": null,                        # 143 / 130: stopped by SIGTERM / Ctrl-C; what completed is here
      "settings": {"ks", "candidates", "min_score", "embedding", "vectors", "dim", "batch", "latency_samples",
                   "backends"},
      "fixtures": [{"name", "path", "sha256", "documents", "cases", "malformed": {id: why}, "min_score",
@@ -99,6 +100,8 @@ class Results:
     problems: list[Problem] = field(default_factory=list)
     timings: dict[str, Any] = field(default_factory=dict)
     complete: bool = True
+    stopped: int | None = None
+    """The exit status of a run stopped by a signal (143: SIGTERM, 130: Ctrl-C); None: not stopped."""
 
     def add(self, run: BackendRun, ks: list[int], by_level: bool) -> None:
         self.backends.append(run.info())
@@ -119,6 +122,7 @@ class Results:
     def to_json(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA, "filterproof": __version__, "command": self.command, "complete": self.complete,
+            "stopped": self.stopped,
             "settings": self.settings, "fixtures": self.fixtures, "backends": self.backends,
             "summary": self.summary, "cases": [r.to_json() for r in self.cases], "latency": self.latency,
             "problems": [vars(p) for p in self.problems], "timings": self.timings,
@@ -136,7 +140,7 @@ class Results:
                        backends=doc["backends"], cases=[CaseRow.from_json(r) for r in doc["cases"]],
                        summary=doc["summary"], latency=doc["latency"],
                        problems=[Problem(**p) for p in doc.get("problems", [])], timings=doc.get("timings", {}),
-                       complete=bool(doc.get("complete", True)))
+                       complete=bool(doc.get("complete", True)), stopped=doc.get("stopped"))
         except (KeyError, TypeError, ValueError) as error:
             raise UsageError(f"{source}: malformed {SCHEMA} report ({type(error).__name__}: {error})") from None
 
