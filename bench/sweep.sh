@@ -7,7 +7,8 @@
 #   MEMORY_LIMIT=6G bench/sweep.sh NAME ...    # inside a memory cgroup of that size (cgroup v1, as root):
 #                                             # the kernel kills the run if what it needs does not fit
 #
-# Peak memory is reported three ways: GNU time's maximum resident set size; the peak of the process's
+# Peak memory is reported three ways: GNU time's maximum resident set size (since each backend runs in a worker
+# process, the largest single process); the peak of the processes' (main and worker, summed)
 # anonymous memory (RssAnon: heap and stacks, what must stay in RAM), sampled every 2 s; and the peak of its
 # file-backed resident pages (RssFile: memory-mapped files such as qdrant-edge's shard, which the kernel can
 # drop and read back). Results: bench/results/NAME/ (report.json, report.html, PNGs) and bench/results/NAME.txt.
@@ -54,11 +55,13 @@ trap cleanup EXIT
 } > "$txt"
 start=$SECONDS
 status=0
-# The Python process is the one whose command line holds " sweep "; its RssAnon and RssFile every 2 s.
+# The Python processes are the ones whose command line holds " sweep ": the main one and the worker that runs
+# the current backend (a fork: the same command line). Their RssAnon and RssFile every 2 s, summed per sample
+# (pages the fork still shares are counted twice: an upper bound).
 (while sleep 2; do
     for pid in $(pgrep -f -- " sweep .*--out $RESULTS/$name\$" || true); do
-        awk '/^RssAnon|^RssFile/ {printf "%s ", $2} END {print ""}' "/proc/$pid/status" 2>/dev/null >> "$mem" || true
-    done
+        awk '/^RssAnon|^RssFile/ {printf "%s ", $2} END {print ""}' "/proc/$pid/status" 2>/dev/null || true
+    done | awk 'NF == 2 {a += $1; f += $2} END {if (a + f) print a, f}' >> "$mem"
 done) &
 watcher=$!
 # Progress bars go to stderr: shown on the terminal (or the nohup log) and kept for GNU time's report.
