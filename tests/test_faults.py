@@ -8,6 +8,7 @@ that no process and no temporary directory of the run survives.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -31,6 +32,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def processes_mentioning(text: str) -> list[int]:
+    """Processes whose command line holds ``text``; ``*`` in it matches one path component (the worker's
+    directory: each backend runs in a worker process whose temporary directories are inside its own)."""
+    pattern = re.compile(re.escape(text).replace(re.escape("*"), "[^/ ]*"))
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -39,7 +43,7 @@ def processes_mentioning(text: str) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if text in cmdline:
+        if pattern.search(cmdline):
             found.append(int(entry.name))
     return found
 
@@ -48,7 +52,7 @@ def chroma_answers(tmp: Path) -> bool:
     """The run's ``chroma run`` is up and answering (its ``--port`` accepts connections)."""
     import socket
 
-    for pid in processes_mentioning(f"{tmp}/filterproof-chroma"):
+    for pid in processes_mentioning(f"{tmp}/filterproof-worker-*/filterproof-chroma"):
         args = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
         if b"--port" in args:
             port = int(args[args.index(b"--port") + 1])
@@ -113,7 +117,7 @@ def test_a_killed_chroma_server_is_one_line_and_the_other_results_are_kept(tmp_p
     run = start(tmp_path, str(corpus), "-b", "reference", "-b", "chroma-server", "--json", str(out))
     wait_for(lambda: chroma_answers(tmp_path))
     time.sleep(0.5)
-    for pid in processes_mentioning(f"{tmp_path}/filterproof-chroma"):
+    for pid in processes_mentioning(f"{tmp_path}/filterproof-worker-*/filterproof-chroma"):
         os.kill(pid, signal.SIGKILL)
     stdout, err = run.communicate(timeout=120)
     assert run.returncode == 1, stdout + err

@@ -86,7 +86,7 @@ def tmpdir_of_child() -> Iterator[Path]:
     path.chmod(0o711)  # as a TMPDIR would be: as root the server runs as nobody, who must enter it
     yield path
     leftovers = list(path.iterdir())
-    for pidfile in path.glob("*/data/postmaster.pid"):  # stop a leftover by its own pid before failing
+    for pidfile in path.glob("**/data/postmaster.pid"):  # stop a leftover by its own pid before failing
         os.kill(int(pidfile.read_text().split()[0]), signal.SIGQUIT)
     shutil.rmtree(path, ignore_errors=True)
     assert leftovers == [], f"left behind: {leftovers}"
@@ -96,7 +96,7 @@ def wait_for_server(tmp: Path, timeout: float = 60) -> int:
     """The postmaster pid of the server the child started under ``tmp``, once it is ready."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for pidfile in tmp.glob("filterproof-pg-*/data/postmaster.pid"):
+        for pidfile in tmp.glob("**/filterproof-pg-*/data/postmaster.pid"):  # in the backend worker's directory
             lines = pidfile.read_text().splitlines()
             if len(lines) >= 8 and lines[7].strip() == "ready":
                 return int(lines[0])

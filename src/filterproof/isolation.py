@@ -75,6 +75,7 @@ def run_isolated(prepared: Sequence[Prepared], backend: Resolved, settings: Sett
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     scratch = tempfile.mkdtemp(prefix="filterproof-worker-")
+    os.chmod(scratch, 0o711)  # as a TMPDIR: a server run as another user (PostgreSQL as nobody) can enter it
     worker = context.Process(target=_work, args=(sender, list(prepared), backend, settings, scratch, os.getpid()),
                              name=f"filterproof worker {backend.label}")
     runs: list[BackendRun] = []
