@@ -20,14 +20,14 @@ LAYERS: list[tuple[str, ...]] = [
     ("filterproof.columns", "filterproof.embedding", "filterproof.metrics", "filterproof.fixtures",
      "filterproof.vectors", "filterproof.chunks", "filterproof.servers", "filterproof.function_embedding",
      "filterproof.embedders"),
-    ("filterproof.adapters",),
+    ("filterproof.adapters", "filterproof.readers"),
     ("filterproof.strategies", "filterproof.timing", "filterproof.scale"),
     ("filterproof.truth", "filterproof.groundtruth"),
     ("filterproof.scoring",),
     ("filterproof.runner", "filterproof.isolation"),
     ("filterproof.congruence",),
     ("filterproof.report",),
-    ("filterproof.conformance", "filterproof.matrix"),
+    ("filterproof.conformance", "filterproof.matrix", "filterproof.freshness"),
     ("filterproof.cli",),
 ]
 """Pipeline order: policy -> stores -> strategies -> truth -> scoring -> runner -> report -> front ends."""

@@ -45,3 +45,13 @@ class BackendUnavailable(FilterproofError, RuntimeError):
 
 class AdapterError(FilterproofError, RuntimeError):
     """An adapter broke the contract (an unknown id returned, a store refused a write)."""
+
+
+class NoSecondClient(AdapterError):
+    """A store cannot have another client (or not in another process), or its reader failed; the message says
+    why, naming the backend."""
+
+
+class ReaderFailed(AdapterError):
+    """A store's second client could not open (a locked path, a server gone) or failed; the message names the
+    backend."""

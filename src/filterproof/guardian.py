@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import json
 import os
 import select
@@ -58,6 +59,18 @@ def started(pid: int) -> int | None:
     except OSError:
         return None
     return None if fields[0] == b"Z" else int(fields[19])
+
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2): a signal for this process when its parent dies (Linux)."""
+
+
+def die_with(parent: int) -> None:
+    """Ask the kernel for SIGKILL when the parent dies (a SIGKILL of the run must not leave us running)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the request took effect
+        os._exit(1)
 
 
 def watch() -> None:

@@ -49,7 +49,7 @@ from filterproof.truth import Prepared
 
 STOP_GRACE = 0.3
 """Seconds a stopped worker gets to unwind before SIGKILL: with the servers' stop, within a 2 s budget."""
-PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15
+PR_SET_NAME = 15
 """prctl(2) options (Linux)."""
 SERVER_GRACE = 0.3
 """Seconds for each stop signal to a server a dead worker left behind."""
@@ -115,7 +115,7 @@ def run_isolated(prepared: Sequence[Prepared], backend: Resolved, settings: Sett
 def _work(sender: Connection, prepared: list[Prepared], backend: Resolved, settings: Settings, scratch: str,
           parent: int) -> None:
     """The worker: run and send, fixture by fixture (a crash keeps what was sent)."""
-    _die_with(parent)
+    guardian.die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent decides
     tempfile.tempdir = scratch  # every temporary directory of the stores, removed by the parent in any case
     os.environ["TMPDIR"] = scratch
@@ -128,14 +128,6 @@ def _work(sender: Connection, prepared: list[Prepared], backend: Resolved, setti
     for prep in prepared:
         sender.send(("run", run_backend(prep, backend, settings, tick)))
     sender.close()
-
-
-def _die_with(parent: int) -> None:
-    """Ask the kernel for SIGKILL when the parent dies (a SIGKILL of the run must not leave us running)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # it died before the request took effect
-        os._exit(1)
 
 
 def _name(name: str) -> None:

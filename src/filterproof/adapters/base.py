@@ -25,6 +25,20 @@ stays on our side of the line. The whole contract:
 * ``close()`` releases the store; the adapter is not used afterwards.
 * ``capabilities`` says what the adapter can do, so that tests it cannot take skip.
 
+A second client (``SecondClient``, optional), for readers other than the writer: in
+production a permissions job writes and API replicas read, through other clients and
+usually other processes. ``open_reader()`` returns another client of the same store (a
+new connection or client object; for an embedded store, over the same path) that answers
+``search`` (and ``search_batch``) and ``close``, and never writes. ``reader_spec()``
+returns a ``ReaderSpec``: a factory (``"module:callable"``) and picklable options that
+open the same reader in another process (spawned, never forked). A store that cannot
+have a second client, or not in another process, raises ``NoSecondClient`` with why.
+``capabilities.staleness_bound_s`` says what a reader may miss: 0, every change is seen
+by any reader's next query once the writer's call has returned; a number, seen by
+queries that start that many seconds after it; None, not declared, which
+filterproof holds to 0 (``filterproof freshness`` and the suite's across-clients tier
+measure it).
+
 Three methods are optional (``BatchSearch``, ``Optimizable``, ``RevisionSync``):
 
 * ``search_batch(vectors, k, wheres)`` answers many queries in one call, one list
@@ -77,11 +91,12 @@ from typing import Any, ClassVar, Protocol, Self, runtime_checkable
 import numpy as np
 
 from filterproof.adapters.options import AdapterOptions, NoOptions
-from filterproof.errors import AdapterError
+from filterproof.errors import AdapterError, NoSecondClient
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
-__all__ = ["Adapter", "AdapterBase", "AdapterError", "BatchSearch", "Capabilities", "Hit", "Optimizable", "Record",
-           "RevisionSync", "optimize", "records_of", "search_many", "sync_active"]
+__all__ = ["Adapter", "AdapterBase", "AdapterError", "BatchSearch", "Capabilities", "Hit", "NoSecondClient",
+           "Optimizable", "Reader", "ReaderSpec", "Record", "RevisionSync", "SecondClient", "optimize", "records_of",
+           "search_many", "staleness_bound", "sync_active"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +130,9 @@ class Capabilities:
     """``delete`` and ``update_metadata`` are supported."""
     recall_tolerance: float = 0.0
     """For approximate adapters: how far a mean metric may fall below the exact reference."""
+    staleness_bound_s: float | None = None
+    """How long after the writer's call returns another client may still answer as before (0: never; None: not
+    declared, held to 0). Only meaningful with a second client (``SecondClient``)."""
 
 
 @runtime_checkable
@@ -161,6 +179,45 @@ class Refusing(Protocol):
     """
 
     def not_indexable(self) -> Mapping[str, str]: ...
+
+
+@dataclass(frozen=True)
+class ReaderSpec:
+    """How to open another client of a store, in this process or in another: ``factory`` is
+    ``"module:callable"``, called with ``options`` (picklable); it returns the reader."""
+
+    backend: str
+    factory: str
+    options: Mapping[str, Any]
+
+    def open(self) -> Reader:
+        from importlib import import_module
+
+        module, _, name = self.factory.partition(":")
+        target: Any = import_module(module)
+        for part in name.split("."):
+            target = getattr(target, part)
+        return target(dict(self.options))  # type: ignore[no-any-return]
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """Another client of a store: it answers searches and never writes."""
+
+    name: str
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class SecondClient(Protocol):
+    """Optional: another client of the same store (see the module docstring); ``NoSecondClient`` if none."""
+
+    def open_reader(self) -> Reader: ...
+
+    def reader_spec(self) -> ReaderSpec: ...
 
 
 @runtime_checkable
@@ -275,6 +332,12 @@ def native_store_opened() -> bool:
 def not_indexable(adapter: Adapter) -> dict[str, str]:
     """The documents an adapter refused as beyond its engine's limits (id: why); none for most."""
     return dict(adapter.not_indexable()) if isinstance(adapter, Refusing) else {}
+
+
+def staleness_bound(capabilities: Capabilities) -> float:
+    """The bound a store is held to: its declared ``staleness_bound_s``, 0 when it declares none."""
+    bound = capabilities.staleness_bound_s
+    return 0.0 if bound is None else float(bound)
 
 
 def sync_active(adapter: Adapter, active: ActiveRevisions) -> None:

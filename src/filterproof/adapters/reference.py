@@ -13,21 +13,39 @@ Small on purpose, and public so that users can test their own code against it:
 Search is one matrix-vector product (sparse when the vectors are, as exact TF-IDF
 vectors are) and one partial sort; the native filter is ``PolicyColumns.mask``,
 numpy masks over columns built once after each change.
+
+Its second client (``open_reader``) is another object over the same memory, in this
+process only: every change is visible to it at once (``staleness_bound_s=0``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+import functools
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 from scipy import sparse
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
 from filterproof.adapters.options import RevisionOption
 from filterproof.columns import PolicyColumns
 from filterproof.embedding import unit_rows
+from filterproof.errors import NoSecondClient
 from filterproof.policy import PolicyFilter
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def locked(method: F) -> F:
+    """One call at a time per store: a reader's thread may search while the writer writes."""
+    @functools.wraps(method)
+    def call(self: ReferenceAdapter, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return call  # type: ignore[return-value]
+
 
 SPARSE_BELOW = 0.05
 """Stored vectors denser than this share of non-zeros are searched as a dense matrix."""
@@ -53,11 +71,13 @@ class ReferenceAdapter(AdapterBase):
     name = "reference"
     Options = ReferenceOptions
     options: ReferenceOptions
-    capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+    capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True,
+                                staleness_bound_s=0.0)
     native = False
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
+        self._lock = threading.RLock()
         self._clear(0)
 
     def _clear(self, dim: int) -> None:
@@ -75,6 +95,7 @@ class ReferenceAdapter(AdapterBase):
     def _changed(self) -> None:
         self._matrix, self._columns = None, None
 
+    @locked
     def upsert(self, records: Sequence[Record]) -> None:
         for record in records:
             vector = np.asarray(record.vector, dtype=np.float32)
@@ -90,6 +111,7 @@ class ReferenceAdapter(AdapterBase):
                 self._vectors[row], self._metadata[row] = vector, dict(record.metadata)
         self._changed()
 
+    @locked
     def delete(self, ids: Sequence[str]) -> None:
         gone = {i for i in ids if i in self._row}
         keep = [r for r, i in enumerate(self._ids) if i not in gone]
@@ -99,6 +121,7 @@ class ReferenceAdapter(AdapterBase):
         self._row = {i: r for r, i in enumerate(self._ids)}
         self._changed()
 
+    @locked
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         if id in self._row:
             self._metadata[self._row[id]] = dict(metadata)
@@ -121,6 +144,7 @@ class ReferenceAdapter(AdapterBase):
             return self._columns.mask(where, current=self._columns.current(self.active))
         return self._columns.mask(where)
 
+    @locked
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         scores = self.scores(vector)
         rows = np.flatnonzero(self.mask(where)) if where is not None else np.arange(len(scores))
@@ -128,3 +152,26 @@ class ReferenceAdapter(AdapterBase):
 
     def close(self) -> None:
         self._changed()
+
+    def open_reader(self) -> ReferenceReader:
+        return ReferenceReader(self)
+
+    def reader_spec(self) -> ReaderSpec:
+        raise NoSecondClient(f"{self.name} keeps its store in this process's memory: no reader in another process")
+
+
+class ReferenceReader:
+    """The reference's second client: the same memory, searched through another object."""
+
+    name = "reference-reader"
+
+    def __init__(self, store: ReferenceAdapter) -> None:
+        self._store: ReferenceAdapter | None = store
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        if self._store is None:
+            raise RuntimeError("reference-reader: closed")
+        return self._store.search(vector, k, where)
+
+    def close(self) -> None:
+        self._store = None

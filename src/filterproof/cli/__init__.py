@@ -1,4 +1,5 @@
-"""The ``filterproof`` command line: compare, sweep, generate, matrix, check, backends, new-adapter, version."""
+"""The ``filterproof`` command line: compare, sweep, generate, matrix, freshness, check, backends, new-adapter,
+version."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from filterproof import __version__
 from filterproof.cli import signals
 from filterproof.cli.common import console, usage_errors
 from filterproof.cli.compare import compare_command
+from filterproof.cli.freshness import freshness_command
 from filterproof.cli.new_adapter import register as register_new_adapter
 from filterproof.cli.sweep import generate_command, sweep_command
 from filterproof.matrix.commands import register as register_matrix
@@ -28,6 +30,7 @@ def main() -> None:
 app.command("compare")(compare_command)
 app.command("sweep")(sweep_command)
 app.command("generate")(generate_command)
+app.command("freshness")(freshness_command)
 register_new_adapter(app)
 register_matrix(app)
 

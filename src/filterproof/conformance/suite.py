@@ -19,8 +19,9 @@ look at when it fails.
 The checks run in this order (pytest runs base classes' tests before subclasses',
 from the last base to the first): the exact eligibility checks first (dates,
 identities, every fail-closed class), so that the first failure names the clause at
-fault; then the store contract, lifecycle, the generated property, placement, and
-the scale tier last, whose failures can also follow from a clause failing earlier.
+fault; then the store contract, lifecycle, the generated property, placement, other
+clients of the store (``clients``), and the scale tier last, whose failures can also
+follow from a clause failing earlier.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from collections.abc import Iterator
 import pytest
 
 from filterproof.adapters.base import Adapter
+from filterproof.conformance.clients import AcrossClientChecks
 from filterproof.conformance.contract import ContractChecks
 from filterproof.conformance.dates import DateChecks
 from filterproof.conformance.fixture_checks import FixtureChecks
@@ -63,6 +65,7 @@ class AdapterFixtures:
         return native
 
 
-class AdapterConformanceTests(ScaleChecks, PlacementChecks, GeneratedChecks, LifecycleChecks, ContractChecks,
-                              FixtureChecks, SizeChecks, TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):
+class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, PlacementChecks, GeneratedChecks, LifecycleChecks,
+                              ContractChecks, FixtureChecks, SizeChecks, TwinChecks, IdentityChecks, DateChecks,
+                              AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""

@@ -3,7 +3,7 @@
 ``Results`` is what ``compare`` and ``sweep`` produce and what every renderer reads;
 ``to_json`` / ``load`` write and read it as one JSON document (``SCHEMA``)::
 
-    {"schema": "filterproof/2", "filterproof": "<version>", "command": "compare" | "sweep",
+    {"schema": "filterproof/2", "filterproof": "<version>", "command": "compare" | "sweep" | "freshness",
      "complete": true,                       # false: interrupted, or a backend failed
      "stopped": null,                        # 143 / 130: stopped by SIGTERM / Ctrl-C; what completed is here
      "settings": {"ks", "candidates", "min_score", "embedding", "vectors", "dim", "batch", "latency_samples",
@@ -24,7 +24,14 @@
                    "recall_exact", "recall", "arecall", "unusable", "precision", "ndcg"}}, "rr", "nonempty"}],
      "latency":  [{"fixture", "backend", "strategy", "candidates", "level", "samples", "p50_ms", "p95_ms", "qps"}],
      "problems": [{"fixture", "backend", "kind" (leak, differs, failed, not_indexable), "detail"}],
-     "timings": {...}, "machine": {...}}
+     "timings": {...}, "machine": {...},
+     "freshness": [{"backend", "readers", "readers_in", "status" (ok, failed, stopped), "reason",
+                    "declared_bound_s", "summary": {"changes", "vanishing", "appearing", "post_return_leaks",
+                    "leaks_beyond_bound", "changes_leaked", "unresolved", "invisible_p50_ms", "invisible_p99_ms",
+                    "invisible_max_ms", "invisible_ms" (one per vanishing change; null: never within the run),
+                    "post_return_misses", "misses_beyond_bound", "never_visible", "visible_max_ms", "queries",
+                    "reader_qps", "resolution_ms", "writer_p50_ms", "writer_p99_ms", "reader_errors",
+                    "declared_bound_s"}}]}   # command freshness only; its fixtures, cases, summary are empty
 
 ``vectors`` says which vectors every backend indexed: ``tfidf`` or ``svd``
 (filterproof's), ``fixture`` (the fixture's own) or ``embedding:<module>:<callable>``
@@ -102,6 +109,8 @@ class Results:
     complete: bool = True
     stopped: int | None = None
     """The exit status of a run stopped by a signal (143: SIGTERM, 130: Ctrl-C); None: not stopped."""
+    freshness: list[dict[str, Any]] = field(default_factory=list)
+    """``freshness`` runs: one row per backend (``freshness.measure.run``)."""
 
     def add(self, run: BackendRun, ks: list[int], by_level: bool) -> None:
         self.backends.append(run.info())
@@ -126,6 +135,7 @@ class Results:
             "settings": self.settings, "fixtures": self.fixtures, "backends": self.backends,
             "summary": self.summary, "cases": [r.to_json() for r in self.cases], "latency": self.latency,
             "problems": [vars(p) for p in self.problems], "timings": self.timings,
+            **({"freshness": self.freshness} if self.command == "freshness" else {}),
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                         "platform": platform.platform(), "load_average": list(os.getloadavg())},
         }
@@ -140,7 +150,8 @@ class Results:
                        backends=doc["backends"], cases=[CaseRow.from_json(r) for r in doc["cases"]],
                        summary=doc["summary"], latency=doc["latency"],
                        problems=[Problem(**p) for p in doc.get("problems", [])], timings=doc.get("timings", {}),
-                       complete=bool(doc.get("complete", True)), stopped=doc.get("stopped"))
+                       complete=bool(doc.get("complete", True)), stopped=doc.get("stopped"),
+                       freshness=list(doc.get("freshness", [])))
         except (KeyError, TypeError, ValueError) as error:
             raise UsageError(f"{source}: malformed {SCHEMA} report ({type(error).__name__}: {error})") from None
 

@@ -11,6 +11,13 @@ unchanged and lie in years 0001-9999 (as Python's ``date`` does), identity strin
 checked for an escaped NUL in their JSON text, and groups must be a non-empty array of
 strings. Vectors are scored with numpy over the rows the filter admits.
 
+The database is a file (``sqlite_path``, or a temporary one removed by ``close()``), so
+that the store has a second client: ``open_reader()`` is another connection to the file,
+``reader_spec()`` what a child process opens to do the same. SQLite commits each write
+before it returns and every statement of another connection reads what was committed
+before it began, so the adapter declares ``staleness_bound_s=0``. Each connection
+keeps its own TEMP tables of the active map and the asked groups.
+
     filterproof compare fixtures/freshness-lab.json --backend sqlite-example
     pytest --pyargs filterproof.conformance --backend sqlite-example
 """
@@ -18,13 +25,17 @@ strings. Vectors are scored with numpy over the rows the filter admits.
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import tempfile
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import Capabilities, Hit, Record
+from filterproof.adapters.base import Capabilities, Hit, ReaderSpec, Record
+from filterproof.errors import NoSecondClient
 from filterproof.policy import PolicyFilter, matchable
 
 SCHEMA = """
@@ -76,10 +87,16 @@ POLICY_WHERE = f"""
 
 class SqliteAdapter:
     name = "sqlite-example"
-    capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+    capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True,
+                                staleness_bound_s=0.0)
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
-        self._db = sqlite3.connect((options or {}).get("sqlite_path", ":memory:"))
+        self.path = (options or {}).get("sqlite_path")
+        if self.path is None:  # a file of our own, so that other connections (readers) can open it
+            directory = tempfile.mkdtemp(prefix="filterproof-sqlite-")
+            weakref.finalize(self, shutil.rmtree, directory, True)
+            self.path = f"{directory}/store.db"
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._dim = 0
         self._active_digest: str | None = None
 
@@ -139,3 +156,30 @@ class SqliteAdapter:
 
     def close(self) -> None:
         self._db.close()
+
+    def reader_spec(self) -> ReaderSpec:
+        if not self._dim:
+            raise NoSecondClient("sqlite-example: call reset(dim) before opening a reader")
+        return ReaderSpec(self.name, f"{__name__}:SqliteReader", {"sqlite_path": self.path, "dim": self._dim})
+
+    def open_reader(self) -> SqliteReader:
+        return SqliteReader(self.reader_spec().options)
+
+
+class SqliteReader(SqliteAdapter):
+    """Another connection to the writer's file: the same ``search``, its own TEMP tables; it never writes."""
+
+    name = "sqlite-example-reader"
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        self.path, self._dim, self._active_digest = options["sqlite_path"], int(options["dim"]), None
+        # Autocommit: the writes to its TEMP tables would otherwise open a transaction that keeps a read lock
+        # on the file until the next commit, and the writer's next commit fails ("database is locked").
+        self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
+                                   isolation_level=None)
+        self._db.executescript(SCHEMA.split(";", 1)[1])  # the TEMP tables only
+
+    def reset(self, dim: int) -> None:
+        raise NoSecondClient("a reader does not write")
+
+    upsert = delete = update_metadata = reset  # type: ignore[assignment]

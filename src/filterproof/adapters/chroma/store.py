@@ -25,6 +25,17 @@ write) would fail *open*.
 
 ``n_results`` is clamped to the collection's count (Chroma returns fewer when the
 filter admits fewer). Queries with the same filter go to Chroma as one call.
+
+Other clients (``open_reader``, ``reader_spec``): ``chroma`` in memory has a second client
+in this process only (its ephemeral clients share one system); with ``path``, a
+``PersistentClient`` of the same directory, in another process too (our path lock is
+the writer's: a reader takes none), which declares no staleness bound: measured on
+chromadb 1.5.9, a PersistentClient in another process filters on fresh metadata but
+searches the vector index it loaded (a deleted document still returned unfiltered,
+every query failing with "Error finding id" once the writer adds one;
+``bench/repro/chroma_second_process.py``); ``chroma-server``, another HTTP client of the
+server. A reader counts the collection on every query: a count cached when the reader
+opened would cut every later answer to it.
 """
 
 from __future__ import annotations
@@ -44,7 +55,7 @@ import numpy as np
 from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import NotFoundError
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
 from filterproof.adapters.chroma.limits import refusal
 from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
 from filterproof.adapters.chroma.where import (
@@ -59,7 +70,9 @@ from filterproof.adapters.chroma.where import (
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
+from filterproof.errors import NoSecondClient, ReaderFailed
 from filterproof.policy import ActiveRevisions, PolicyFilter
+from filterproof.readers import ReadOnly
 from filterproof.servers.chroma import ChromaServer
 from filterproof.servers.chroma_container import ChromaService
 
@@ -126,8 +139,16 @@ class _ChromaStore(AdapterBase):
 
     name = "chroma"
     capabilities = Capabilities(native_filter=True, exact=False, persistent=False, lifecycle=True,
-                                recall_tolerance=RECALL_TOLERANCE)
+                                recall_tolerance=RECALL_TOLERANCE, staleness_bound_s=0.0)
     options: ChromaOptions | ChromaServerOptions
+
+    def _reader_options(self, **where: str | None) -> dict[str, Any]:
+        """What a reader opens: where the store is, this collection, and the writer's options (revision=...)."""
+        if self._collection is None:
+            raise NoSecondClient(f"{self.name}: call reset(dim) before opening a reader")
+        keep = {"revision", "ef_search"}
+        return {**{k: v for k, v in self.options.model_dump().items() if k in keep}, **where,
+                "collection": self._name}
 
     def _attach(self, client: Any, collection: str, drop_on_close: bool) -> None:
         self._client, self._name, self._drop_on_close = client, collection, drop_on_close
@@ -300,8 +321,9 @@ class ChromaAdapter(_ChromaStore):
         self._lock = PathLock(path, self.name) if path else None
         if path:
             client = chromadb.PersistentClient(path=path, settings=client_settings())
+            # No bound: a reader in another process searches the vector index it loaded (bench/repro).
             self.capabilities = Capabilities(native_filter=True, exact=False, persistent=True, lifecycle=True,
-                                             recall_tolerance=RECALL_TOLERANCE)
+                                             recall_tolerance=RECALL_TOLERANCE, staleness_bound_s=None)
         else:
             client = chromadb.EphemeralClient(settings=client_settings())
         # Ephemeral clients of one process share one in-memory system: a fresh name per adapter.
@@ -318,6 +340,15 @@ class ChromaAdapter(_ChromaStore):
         finally:
             if self._lock is not None:
                 self._lock.release()
+
+    def reader_spec(self) -> ReaderSpec:
+        if not self.options.path:
+            raise NoSecondClient("chroma without path keeps the store in this process's memory: a reader in "
+                                 "another process needs path=DIR")
+        return ReaderSpec(self.name, f"{__name__}:ChromaReader", self._reader_options(path=self.options.path))
+
+    def open_reader(self) -> ChromaReader:
+        return ChromaReader(self._reader_options(path=self.options.path))
 
 
 def http_client(url: str) -> Any:
@@ -367,3 +398,37 @@ class ChromaServerAdapter(_ChromaStore):
             super().close()
         finally:
             self._stack.close()
+
+    def reader_spec(self) -> ReaderSpec:
+        return ReaderSpec(self.name, f"{__name__}:ChromaReader", self._reader_options(url=self.url))
+
+    def open_reader(self) -> ChromaReader:
+        return ChromaReader(self.reader_spec().options)
+
+
+class ChromaReader(ReadOnly, _ChromaStore):
+    """Another client of the writer's collection: ``PersistentClient(path)``, ``EphemeralClient`` (this process
+    only) or ``HttpClient(url)``. It searches, and never writes."""
+
+    name = "chroma-reader"
+    Options = ChromaOptions
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        opts = dict(options)
+        path, url, collection = opts.pop("path", None), opts.pop("url", None), opts.pop("collection")
+        super().__init__(opts)
+        try:
+            if url:
+                client = http_client(url)
+            elif path:
+                client = chromadb.PersistentClient(path=path, settings=client_settings())
+            else:
+                client = chromadb.EphemeralClient(settings=client_settings())
+            self._attach(client, collection, drop_on_close=False)
+        except Exception as error:
+            raise ReaderFailed(f"chroma: cannot open a reader of {url or path or 'memory'}: {error}") from error
+        if self._collection is None:
+            raise ReaderFailed(f"chroma: no collection {collection!r} at {url or path or 'memory'} to read")
+
+    def _size(self) -> int:
+        return int(self._open().count())

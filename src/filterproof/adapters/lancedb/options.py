@@ -35,3 +35,6 @@ class LanceDBOptions(RevisionOption):
     nprobes: int | None = Field(None, ge=1, description="IVF partitions searched; default: LanceDB's")
     refine_factor: int | None = Field(None, ge=1, description="re-rank refine_factor x k rows exactly")
     ef: int | None = Field(None, ge=1, description="HNSW search beam (ivf_hnsw_sq); default: LanceDB's")
+    read_consistency_s: float | None = Field(
+        None, ge=0, le=86_400, description="read_consistency_interval of every connection, in seconds: 0 checks for "
+                                           "other clients' writes on every read; default: LanceDB's (never)")

@@ -22,6 +22,10 @@ Statistics come from an ANALYZE after the build and after large writes.
 
 Search is ``ORDER BY embedding <=> q LIMIT k`` under the compiled ``WHERE``; the score
 is ``1 - distance`` (a zero vector's NaN distance becomes score 0: no shared term).
+
+Other clients (``open_reader``, ``reader_spec``): a new connection to the same server and
+table, in autocommit like the writer's, so every statement reads what was committed
+before it began; every write of ours commits before it returns (``staleness_bound_s=0``).
 """
 
 from __future__ import annotations
@@ -37,14 +41,15 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
 from filterproof.adapters.pgvector import sql as pgsql
 from filterproof.adapters.pgvector.limits import refusal
 from filterproof.adapters.pgvector.options import ROWS_PER_LIST, PgvectorOptions
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
-from filterproof.errors import BackendUnavailable
+from filterproof.errors import BackendUnavailable, NoSecondClient, ReaderFailed
 from filterproof.policy import ActiveRevisions, PolicyFilter
+from filterproof.readers import ReadOnly
 
 MIN_PGVECTOR = (0, 8, 0)
 """Iterative index scans (``hnsw.iterative_scan``) arrived in pgvector 0.8.0."""
@@ -60,10 +65,11 @@ lists): under a selective filter it comes back short by design, so it promises n
 
 def capabilities_of(options: PgvectorOptions, persistent: bool) -> Capabilities:
     if options.index == "exact":
-        return Capabilities(native_filter=True, exact=True, persistent=persistent, lifecycle=True)
+        return Capabilities(native_filter=True, exact=True, persistent=persistent, lifecycle=True,
+                            staleness_bound_s=0.0)
     tolerance = TOLERANCE.get((options.index, options.iterative_scan), 1.0)
     return Capabilities(native_filter=True, exact=False, persistent=persistent, lifecycle=True,
-                        recall_tolerance=tolerance)
+                        recall_tolerance=tolerance, staleness_bound_s=0.0)
 
 
 def vector_text(vector: np.ndarray) -> str:
@@ -335,3 +341,31 @@ class PgvectorAdapter(AdapterBase):
         finally:
             self._stack.close()
 
+    # -- other clients ----------------------------------------------------------
+
+    def reader_spec(self) -> ReaderSpec:
+        if not self._dim:
+            raise NoSecondClient("pgvector: call reset(dim) before opening a reader")
+        options = {**self.options.model_dump(exclude_none=True), "dsn": self.dsn, "table": self._table}
+        return ReaderSpec(self.name, f"{__name__}:PgvectorReader", options)
+
+    def open_reader(self) -> PgvectorReader:
+        return PgvectorReader(self.reader_spec().options)
+
+
+class PgvectorReader(ReadOnly, PgvectorAdapter):
+    """Another connection to the writer's server and table: it searches, and never writes, analyzes or indexes."""
+
+    name = "pgvector-reader"
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        try:
+            super().__init__(options)
+        except BackendUnavailable as error:
+            raise ReaderFailed(f"pgvector: cannot open a reader: {error}") from error
+        if not self._dim:
+            self._stack.close()
+            raise ReaderFailed(f"pgvector: no table {self._table!r} on the server to read")
+
+    def _before_search(self) -> None:
+        """The writer analyzes and builds the index; the reader uses what it finds."""

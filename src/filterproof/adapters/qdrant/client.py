@@ -26,12 +26,13 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from filterproof.adapters.base import Capabilities
+from filterproof.adapters.base import Capabilities, ReaderSpec
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServerOptions
 from filterproof.adapters.qdrant.payload import ID, IndexKind
-from filterproof.errors import BackendUnavailable
+from filterproof.errors import BackendUnavailable, NoSecondClient, ReaderFailed
+from filterproof.readers import ReadOnly
 
 COLLECTION = "filterproof"
 RECALL_TOLERANCE = 0.01
@@ -77,6 +78,7 @@ class _ClientAdapter(QdrantAdapter[Any]):
                 drop_on_close: bool) -> None:
         self._client, self._collection, self._indexed = client, collection, indexed
         self._params, self._drop_on_close = params, drop_on_close
+        self._wait = bool(getattr(self.options, "wait", True))
 
     def _create(self, dim: int) -> None:
         if self._client.collection_exists(self._collection):
@@ -90,19 +92,20 @@ class _ClientAdapter(QdrantAdapter[Any]):
 
     def _put(self, points: list[Point]) -> None:
         structs = [models.PointStruct(id=pid, vector=vector, payload=payload) for pid, vector, payload in points]
-        self._client.upsert(self._collection, structs, wait=True)
+        self._client.upsert(self._collection, structs, wait=self._wait)
 
     def _remove(self, point_ids: list[str]) -> None:
-        self._client.delete(self._collection, models.PointIdsList(points=point_ids), wait=True)
+        self._client.delete(self._collection, models.PointIdsList(points=point_ids), wait=self._wait)
 
     def _exists(self, pid: str) -> bool:
         return bool(self._client.retrieve(self._collection, [pid], with_payload=False, with_vectors=False))
 
     def _replace_payload(self, pid: str, payload: dict[str, Any]) -> None:
-        self._client.overwrite_payload(self._collection, payload, [pid], wait=True)
+        self._client.overwrite_payload(self._collection, payload, [pid], wait=self._wait)
 
     def _set_payload_where(self, selector: models.Filter, payload: dict[str, Any]) -> None:
-        self._client.set_payload(self._collection, payload, points=models.FilterSelector(filter=selector), wait=True)
+        self._client.set_payload(self._collection, payload, points=models.FilterSelector(filter=selector),
+                                 wait=self._wait)
 
     def _query(self, vectors: list[list[float]], k: int, filters: list[Any]) -> list[list[tuple[Any, float]]]:
         requests = [
@@ -128,6 +131,12 @@ class QdrantLocalAdapter(_ClientAdapter):
     Options = QdrantLocalOptions
     options: QdrantLocalOptions
     capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+
+    def open_reader(self) -> Any:
+        raise NoSecondClient("qdrant-local: local mode holds its storage for one client (a second QdrantClient "
+                             "on the path is refused; in memory, each client has a store of its own)")
+
+    reader_spec = open_reader
 
     def __init__(self, options: QdrantLocalOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options, ModelsFamily())
@@ -161,10 +170,34 @@ class QdrantServerAdapter(_ClientAdapter):
             )
         self.capabilities = Capabilities(
             native_filter=True, exact=opts.exact, persistent=False, lifecycle=True,
-            recall_tolerance=0.0 if opts.exact else RECALL_TOLERANCE,
+            recall_tolerance=0.0 if opts.exact else RECALL_TOLERANCE, staleness_bound_s=0.0 if opts.wait else None,
         )
+        self.url = url
         client = QdrantClient(url=url, api_key=opts.api_key or os.environ.get("QDRANT_API_KEY") or None,
                               timeout=opts.timeout, check_compatibility=opts.check_compatibility)
         collection = opts.collection or f"{COLLECTION}_{uuid.uuid4().hex[:12]}"
         params = models.SearchParams(hnsw_ef=opts.hnsw_ef, exact=opts.exact)
         self._attach(client, collection, indexed=True, params=params, drop_on_close=not opts.collection)
+
+    def reader_spec(self) -> ReaderSpec:
+        if not self._dim:
+            raise NoSecondClient("qdrant-server: call reset(dim) before opening a reader")
+        options = {**self.options.model_dump(exclude_none=True), "url": self.url, "collection": self._collection}
+        return ReaderSpec(self.name, f"{__name__}:QdrantServerReader", options)
+
+    def open_reader(self) -> QdrantServerReader:
+        return QdrantServerReader(self.reader_spec().options)
+
+
+class QdrantServerReader(ReadOnly, QdrantServerAdapter):
+    """Another client of the writer's server and collection: it searches, and never writes."""
+
+    name = "qdrant-server-reader"
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        try:
+            super().__init__(options)
+            info = self._client.get_collection(self._collection)
+        except Exception as error:
+            raise ReaderFailed(f"qdrant-server: cannot open a reader of {options.get('url')}: {error}") from error
+        self._dim = int(info.config.params.vectors.size)  # type: ignore[union-attr]

@@ -36,6 +36,7 @@ from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantEdgeOptions
 from filterproof.adapters.qdrant.payload import CURRENT, GROUPS, ID, STATUS, TENANT, IndexKind
+from filterproof.errors import NoSecondClient
 
 RECALL_TOLERANCE = 0.01
 EDGE_KEYS_PER_CALL = 1_000_000
@@ -103,6 +104,12 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
     Options = QdrantEdgeOptions
     options: QdrantEdgeOptions
     max_keys_per_call = EDGE_KEYS_PER_CALL
+
+    def open_reader(self) -> Any:
+        raise NoSecondClient("qdrant-edge: the engine runs inside this adapter over a shard it alone opens; a "
+                             "second client is a Qdrant server's (qdrant-server)")
+
+    reader_spec = open_reader
 
     def __init__(self, options: QdrantEdgeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options, EdgeFamily())

@@ -61,3 +61,5 @@ class QdrantServerOptions(RevisionOption):
     hnsw_ef: int | None = Field(None, ge=1, description="HNSW search beam; default: the server's")
     timeout: int = Field(SERVER_TIMEOUT, ge=1, description="seconds per request")
     check_compatibility: bool = True
+    wait: bool = Field(True, description="writes wait until applied (false: acknowledged on receipt, applied "
+                                         "later: no staleness bound is declared)")

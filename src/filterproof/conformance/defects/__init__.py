@@ -20,6 +20,7 @@ from filterproof.conformance.defects.clauses import (
     RowPredicate,
     SilentlyShort,
 )
+from filterproof.conformance.defects.clients import ReaderCachesResults, ReaderRefreshesLate
 from filterproof.conformance.defects.dates import (
     EmptyWindowIsOpen,
     EpochDayZeroIsOpen,
@@ -107,6 +108,7 @@ DEFECTS = {cls.__name__: cls for cls in (
     AppendsOnUpsert, KeepsFirstOfRepeats, RaisesOnUnknownDelete, DotProductScores, BatchUsesFirstFilter,
     WindowedNearest, OnePageMetadata,
     LazyRevisionFlag, FixedCandidatePool, IndexBuiltOnce, StaleBitmapIndex, BatchMasksWithoutDate,
+    ReaderCachesResults, ReaderRefreshesLate,
 )}
 """Every seeded defect by class name (``StoredFlags``, the correct stored-flag store they build on, is not one)."""
 
@@ -161,6 +163,8 @@ __all__ = [
     "PacksRevisionsLoosely",
     "QuotedNamesAsColumns",
     "RaisesOnUnknownDelete",
+    "ReaderCachesResults",
+    "ReaderRefreshesLate",
     "RefusesTooEagerly",
     "RevisionKeyPrefix",
     "RowPredicate",

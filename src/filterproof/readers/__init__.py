@@ -1,0 +1,74 @@
+"""Readers: other clients of a store than the writer, in this process or in a child process.
+
+A permissions job writes through one client; API replicas read through others, usually
+in other processes. ``open_reader`` and ``reader_spec`` ask an adapter for such a
+client (``adapters.base.SecondClient``); ``ChildReader`` opens one from its spec in a
+child process of ours (spawned, never forked: a fork of a process whose store runs
+native threads can hang) and asks it over a pipe. ``ReadOnly`` is the base of the
+built-in readers: every write raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from filterproof.adapters.base import Adapter, Hit, NoSecondClient, Reader, ReaderSpec, SecondClient
+from filterproof.policy import PolicyFilter
+from filterproof.readers.child import ChildReader, ReaderDied
+
+__all__ = ["ChildReader", "NoSecondClient", "ReadOnly", "ReaderDied", "open_reader", "reader_spec"]
+
+
+def _second(adapter: Adapter) -> SecondClient:
+    if not isinstance(adapter, SecondClient):
+        raise NoSecondClient(f"{adapter.name} has no second client (the adapter does not implement open_reader)")
+    return adapter
+
+
+def open_reader(adapter: Adapter) -> Reader:
+    """Another client of ``adapter``'s store in this process; ``NoSecondClient`` says why there is none."""
+    return _second(adapter).open_reader()
+
+
+def reader_spec(adapter: Adapter) -> ReaderSpec:
+    """What a child process opens to read ``adapter``'s store; ``NoSecondClient`` says why it cannot."""
+    return _second(adapter).reader_spec()
+
+
+class ReadOnly:
+    """A reader's writes: each raises, naming the store (a reader that wrote would hide what it misses)."""
+
+    name: str
+
+    def _refuse(self, what: str) -> None:
+        raise NoSecondClient(f"{self.name}: a reader does not {what}; write through the writer")
+
+    def reset(self, dim: int) -> None:
+        self._refuse("reset")
+
+    def upsert(self, records: Sequence[Any]) -> None:
+        self._refuse("upsert")
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._refuse("delete")
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        self._refuse("update metadata")
+
+    def set_active_revisions(self, active: Any) -> None:
+        """A reader of a flag-encoded store reads the flags the writer wrote; the map comes with each query."""
+
+    def optimize(self) -> None:
+        """A reader builds nothing: the writer's ``optimize`` does."""
+
+
+def search_here(reader: Reader, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]
+                ) -> list[list[Hit]]:
+    """One answer per query, through ``search_batch`` when the reader has it."""
+    batch = getattr(reader, "search_batch", None)
+    if batch is not None:
+        return list(batch(vectors, k, wheres))
+    return [reader.search(v, k, w) for v, w in zip(vectors, wheres, strict=True)]

@@ -1,0 +1,131 @@
+"""The across-clients tier (``conformance.clients``) on the built-in stores' settings that govern it, and on
+seeded defects of a second client.
+
+The full conformance classes run the tier too (``test_conformance_builtin.py``), at each
+backend's defaults; here are the settings that change what another client sees:
+LanceDB's ``read_consistency_s`` (0, and a bound of 1 s), Chroma with a path (a reader in
+another process), and Chroma's server. What a store gets wrong is a strict xfail
+naming the finding, so that a release that fixes it turns the run red.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from filterproof.adapters import Adapter, open_backend
+from filterproof.adapters.base import Capabilities, ReaderSpec
+from filterproof.adapters.lancedb.store import LanceDBAdapter
+from filterproof.conformance.clients import AcrossClientChecks, follow
+from filterproof.conformance.defects import ReaderCachesResults, ReaderRefreshesLate
+from filterproof.conformance.suite import AdapterFixtures
+from filterproof.readers import ChildReader, open_reader, reader_spec
+
+CHROMA_SNAPSHOT = ("finding: chromadb 1.5.9, a PersistentClient in another process reads metadata fresh but its "
+                   "vector index as loaded: a deleted document still returned unfiltered, and after the writer adds "
+                   "a document every query fails with 'Error finding id' (bench/repro/chroma_second_process.py)")
+
+
+class Tier(AcrossClientChecks, AdapterFixtures):
+    """Only the across-clients tier, on the adapter of ``spec``."""
+
+    spec: tuple[str, dict[str, str]]
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        name, options = self.spec
+        store = open_backend(name, options)
+        yield store
+        store.close()
+
+
+class TestLanceDBReadConsistencyZero(Tier):
+    spec = ("lancedb", {"read_consistency_s": "0"})
+
+
+class TestLanceDBReadConsistencyZeroFlags(Tier):
+    spec = ("lancedb", {"read_consistency_s": "0", "revision": "flag"})
+
+
+class TestLanceDBBoundedByOneSecond(Tier):
+    """A reader checks for a newer version at most once a second: each change is seen within the declared 1 s."""
+
+    spec = ("lancedb", {"read_consistency_s": "1"})
+
+
+class TestPgvectorFlags(Tier):
+    spec = ("pgvector", {"revision": "flag"})
+
+
+class TestChromaWithPath(Tier):
+    @pytest.fixture()
+    def adapter(self, tmp_path: Path) -> Iterator[Adapter]:
+        store = open_backend("chroma", {"path": str(tmp_path / "chroma")})
+        yield store
+        store.close()
+
+    @pytest.mark.xfail(raises=AssertionError, strict=True, reason=CHROMA_SNAPSHOT)
+    def test_a_reader_in_another_process_sees_each_change(self, second_client: Adapter) -> None:
+        """See ``AcrossClientChecks``; fails on Chroma's vector index in another process (``CHROMA_SNAPSHOT``)."""
+        super().test_a_reader_in_another_process_sees_each_change(second_client)
+
+
+def test_chroma_with_a_path_does_not_declare_a_bound() -> None:
+    """A reader in another process can be stale for good: the store declares no bound (held to 0, and failed)."""
+    with open_backend("chroma", {"path": tempfile.mkdtemp(prefix="fp-chroma-")}) as store:
+        assert store.capabilities.staleness_bound_s is None
+
+
+@pytest.mark.parametrize("defect", [ReaderCachesResults, ReaderRefreshesLate])
+def test_a_seeded_reader_defect_fails_the_tier(defect: type[Adapter]) -> None:
+    """A reader that caches answers, and one that refreshes every 3 s under a declared bound of 0, fail on the
+    first change, named."""
+    store = defect()
+    with pytest.raises(AssertionError, match=r"after the writer's 'revoke a group' returned, a query the reader "
+                                             r"started 0\.\d+ s later \(staleness_bound_s=0\) answered as before: "
+                                             r"filtered .*\(a leak\): revoked"):
+        follow(store, lambda: open_reader(store), "a reader in this process")
+
+
+class LateLanceDB(LanceDBAdapter):
+    """LanceDB whose readers check for a new version every 3 s, declared as if they saw each change at once."""
+
+    name = "late-lancedb"
+
+    def __init__(self, options: Any = None) -> None:
+        super().__init__(options)
+        self.capabilities = Capabilities(native_filter=True, exact=True, staleness_bound_s=0.0)
+
+    def reader_spec(self) -> ReaderSpec:
+        spec = super().reader_spec()
+        return ReaderSpec(spec.backend, spec.factory, {**spec.options, "read_consistency_s": 3.0})
+
+
+def test_a_reader_in_another_process_refreshing_late_fails_the_tier() -> None:
+    """The second seeded defect across processes, on LanceDB's real reader: a 3 s refresh declared as 0."""
+    store = LateLanceDB()
+    try:
+        with pytest.raises(AssertionError, match=r"\[a reader in another process\] after the writer's 'revoke a "
+                                                 r"group' returned, .* \(staleness_bound_s=0\) answered as before"):
+            follow(store, lambda: ChildReader(reader_spec(store)), "a reader in another process")
+    finally:
+        store.close()
+
+
+def test_a_reader_whose_store_is_gone_is_one_error_naming_the_backend(tmp_path: Path) -> None:
+    """A reader opened on a directory that no longer holds the table fails at once, naming the backend."""
+    from filterproof.errors import ReaderFailed
+
+    store = open_backend("lancedb", {"path": str(tmp_path / "db")})
+    store.reset(4)
+    spec = reader_spec(store)
+    store.close()
+    import shutil
+
+    shutil.rmtree(tmp_path / "db")
+    with pytest.raises(ReaderFailed, match=r"^lancedb: the reader could not open: ReaderFailed: lancedb: no table"):
+        ChildReader(spec)
