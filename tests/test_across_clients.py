@@ -57,10 +57,6 @@ class TestLanceDBBoundedByOneSecond(Tier):
     spec = ("lancedb", {"read_consistency_s": "1"})
 
 
-class TestPgvectorFlags(Tier):
-    spec = ("pgvector", {"revision": "flag"})
-
-
 class TestChromaWithPath(Tier):
     @pytest.fixture()
     def adapter(self, tmp_path: Path) -> Iterator[Adapter]:

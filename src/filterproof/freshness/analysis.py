@@ -111,6 +111,7 @@ def summary(judged: Sequence[Judged], observed: Sequence[Observations], duration
         "resolution_ms": None if (r := resolution_ms(observed)) is None else round(r, 3),
         "writer_p50_ms": percentile(writes, 50), "writer_p99_ms": percentile(writes, 99),
         "reader_errors": [o.error for o in observed if o.error],
+        "failed_queries": sum(o.errors for o in observed),
         "invisible_ms": [None if j.settle_s is None else round(1000 * j.settle_s, 3) for j in vanish],
         "declared_bound_s": bound,
     }

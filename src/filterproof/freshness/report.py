@@ -42,8 +42,10 @@ def problems(rows: list[dict[str, Any]]) -> list[Problem]:
             found.append(Problem(WORLD, row["backend"], "stale_reader", (
                 f"{s['misses_beyond_bound']} queries past the bound ({held}) missed a published document; "
                 f"{s['never_visible']} of {s['appearing']} never appeared")))
-        for error in s.get("reader_errors", []):
-            found.append(Problem(WORLD, row["backend"], "failed", f"a reader failed: {error}"))
+        if s.get("failed_queries"):
+            found.append(Problem(WORLD, row["backend"], "reader_errors", (
+                f"{s['failed_queries']} of {s['failed_queries'] + s['queries']} reader queries raised (first: "
+                f"{s['reader_errors'][0]})")))
     return found
 
 
@@ -56,22 +58,24 @@ def table(results: Results) -> Table:
                     f"{results.settings['readers_in']}, {results.settings['changes']} changes at "
                     f"{results.settings['rate']:g}/s")
     for column in ("backend", "bound s", "post-return leaks", "changes leaked", "unresolved",
-                   "invisible p50 / p99 / max ms",
-                   "misses", "never visible", "reader qps", "resolution ms", "writer p50 / p99 ms"):
+                   "invisible ms p50/p99/max", "misses", "never seen", "errors", "qps", "resolution ms",
+                   "write ms p50/p99"):
         t.add_column(column, justify="left" if column == "backend" else "right")
     for row in results.freshness:
         s = row.get("summary")
         if not s:
-            t.add_row(Text(row["backend"]), "", Text(row["status"], style="red"), *[""] * 8)
+            t.add_row(Text(row["backend"]), "", Text(row["status"], style="red"), *[""] * 9)
             continue
         bound = s.get("declared_bound_s")
         bad = "red" if s["leaks_beyond_bound"] or s["misses_beyond_bound"] else "green"
         t.add_row(Text(row["backend"] + ("" if row["status"] == "ok" else f" ({row['status']})")),
                   "-" if bound is None else f"{bound:g}", Text(str(s["post_return_leaks"]), style=bad),
                   f"{s['changes_leaked']} of {s['vanishing']}", str(s["unresolved"]),
-                  " / ".join(_ms(s[k]) for k in ("invisible_p50_ms", "invisible_p99_ms", "invisible_max_ms")),
-                  str(s["post_return_misses"]), f"{s['never_visible']}/{s['appearing']}", _ms(s["reader_qps"]),
-                  _ms(s["resolution_ms"]), f"{_ms(s['writer_p50_ms'])} / {_ms(s['writer_p99_ms'])}")
+                  "/".join(_ms(s[k]) for k in ("invisible_p50_ms", "invisible_p99_ms", "invisible_max_ms")),
+                  str(s["post_return_misses"]), f"{s['never_visible']}/{s['appearing']}",
+                  Text(str(s.get("failed_queries", 0)), style="red" if s.get("failed_queries") else ""),
+                  _ms(s["reader_qps"]),
+                  _ms(s["resolution_ms"]), f"{_ms(s['writer_p50_ms'])}/{_ms(s['writer_p99_ms'])}")
     return t
 
 
@@ -80,7 +84,8 @@ def render(console: Console, results: Results) -> None:
     console.print("post-return leaks: queries that started after the writer's call returned and still returned "
                   "the document; invisible: from the return to the first query without it for good (0: none "
                   "leaked; resolution: the median gap between two queries of one principal); unresolved: still "
-                  "returned at the end of the run.")
+                  "returned at the end of the run; misses, never seen: the same for published documents; errors: "
+                  "reader queries that raised.")
     for problem in results.problems:
         console.print(f"[bold red]{problem}[/bold red]", highlight=False)
 

@@ -19,6 +19,10 @@ import numpy as np
 
 from filterproof.policy import PolicyFilter
 
+MAX_ERRORS = 1000
+"""A reader that failed this many queries stops (a store gone, not a race)."""
+ERROR_PAUSE_S = 0.01
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -41,6 +45,8 @@ class Observations:
     principal: list[int] = field(default_factory=list)
     seen: list[tuple[str, ...]] = field(default_factory=list)
     error: str | None = None
+    """The first query error (the reader goes on: a replica's next request is another)."""
+    errors: int = 0
 
     def __len__(self) -> int:
         return len(self.started)
@@ -62,22 +68,27 @@ class Load:
         plan, seen = self.plan, self.observed
         order = list(range(len(plan.wheres)))
         rnd = random.Random(plan.seed)
-        try:
-            while not self._stop.is_set():
-                rnd.shuffle(order)  # every principal once a round, in a new order each round
-                for p in order:
-                    if self._stop.is_set():
-                        break
-                    started = time.monotonic()
+        while not self._stop.is_set():
+            rnd.shuffle(order)  # every principal once a round, in a new order each round
+            for p in order:
+                if self._stop.is_set():
+                    break
+                started = time.monotonic()
+                try:
                     hits = self.reader.search(plan.vectors[p], plan.k, plan.wheres[p])
-                    ended = time.monotonic()
-                    watched = plan.watch[p]
-                    seen.started.append(started)
-                    seen.ended.append(ended)
-                    seen.principal.append(p)
-                    seen.seen.append(tuple(h.id for h in hits if h.id in watched))
-        except Exception as error:  # reported with the results: a reader that fails mid-run is a finding
-            seen.error = f"{type(error).__name__}: {error}"
+                except Exception as error:  # counted and reported: a reader that fails under writes is a finding
+                    seen.errors += 1
+                    seen.error = seen.error or f"{type(error).__name__}: {error}"
+                    if seen.errors >= MAX_ERRORS:
+                        return
+                    time.sleep(ERROR_PAUSE_S)
+                    continue
+                ended = time.monotonic()
+                watched = plan.watch[p]
+                seen.started.append(started)
+                seen.ended.append(ended)
+                seen.principal.append(p)
+                seen.seen.append(tuple(h.id for h in hits if h.id in watched))
 
     def finish(self, timeout: float = 60.0) -> Observations:
         self._stop.set()

@@ -23,15 +23,17 @@
                    "decision", "acceptable", "leaks", "k": {"<K>": {"ids", "short", "empty", "leaks",
                    "recall_exact", "recall", "arecall", "unusable", "precision", "ndcg"}}, "rr", "nonempty"}],
      "latency":  [{"fixture", "backend", "strategy", "candidates", "level", "samples", "p50_ms", "p95_ms", "qps"}],
-     "problems": [{"fixture", "backend", "kind" (leak, differs, failed, not_indexable), "detail"}],
+     "problems": [{"fixture", "backend", "kind" (leak, differs, failed, not_indexable; freshness:
+                   stale_reader, reader_errors, failed), "detail"}],
      "timings": {...}, "machine": {...},
      "freshness": [{"backend", "readers", "readers_in", "status" (ok, failed, stopped), "reason",
                     "declared_bound_s", "summary": {"changes", "vanishing", "appearing", "post_return_leaks",
                     "leaks_beyond_bound", "changes_leaked", "unresolved", "invisible_p50_ms", "invisible_p99_ms",
                     "invisible_max_ms", "invisible_ms" (one per vanishing change; null: never within the run),
                     "post_return_misses", "misses_beyond_bound", "never_visible", "visible_max_ms", "queries",
-                    "reader_qps", "resolution_ms", "writer_p50_ms", "writer_p99_ms", "reader_errors",
-                    "declared_bound_s"}}]}   # command freshness only; its fixtures, cases, summary are empty
+                    "reader_qps", "resolution_ms", "writer_p50_ms", "writer_p99_ms",
+                    "reader_errors" (each reader's first), "failed_queries", "declared_bound_s"}}]}
+                    # command freshness only; its fixtures, cases and summary are empty
 
 ``vectors`` says which vectors every backend indexed: ``tfidf`` or ``svd``
 (filterproof's), ``fixture`` (the fixture's own) or ``embedding:<module>:<callable>``
