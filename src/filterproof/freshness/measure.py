@@ -111,7 +111,7 @@ def run(backend: Resolved, world: World, settings: Settings,
         tick("settling")
         time.sleep(settings.settle_s)
         observed = readers.finish()
-    except FilterproofError as error:
+    except Exception as error:  # the store failed (ours or its own error): this backend's row says how
         return {**row, "status": "failed", "reason": f"{type(error).__name__}: {error}"}
     except (KeyboardInterrupt, SystemExit) as stop:  # what was measured is judged; readers get a second
         observed = readers.finish(STOP_FINISH_S) if readers is not None else []
