@@ -20,7 +20,7 @@ from filterproof.freshness.analysis import Timed, judge, summary
 from filterproof.freshness.world import Change, build
 from filterproof.readers import ChildReader, ReaderDied, reader_spec
 from filterproof.readers.load import Observations
-from test_stops import descendants, wait_for
+from test_stops import default_sigint, descendants, wait_for
 
 FP = [sys.executable, "-m", "filterproof.cli"]
 SMALL = ["--documents", "80", "--principals", "4", "--changes", "8", "--rate", "20", "--settle", "0.5",
@@ -85,7 +85,7 @@ def test_lancedb_at_its_defaults_leaks_after_return_and_fails_the_run(tmp_path: 
 def test_readers_in_processes_see_each_change_on_pgvector_and_lancedb(tmp_path: Path) -> None:
     out = tmp_path / "fresh.json"
     result = CliRunner().invoke(app, ["freshness", "-b", "pgvector", "-b", "lancedb:read_consistency_s=0",
-                                      "--readers-in", "processes", *SMALL, "--json", str(out)])
+                                      "--readers-in", "processes", *SMALL, "--readers", "1", "--json", str(out)])
     assert result.exit_code == 0, result.output
     rows = json.loads(out.read_text())["freshness"]
     assert [r["summary"]["post_return_leaks"] for r in rows] == [0, 0]
@@ -124,7 +124,7 @@ def test_a_stop_writes_what_was_measured_and_leaves_no_reader(tmp_path: Path, si
     out = tmp_path / "fresh.json"
     run = subprocess.Popen([*FP, "freshness", "-b", "pgvector", "--readers-in", "processes", "--readers", "2",
                             "--changes", "200", "--rate", "5", "--json", str(out)], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+                           stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     assert run.stderr is not None
     while "making the changes" not in (line := run.stderr.readline()):
         assert line, "the run ended before making changes"

@@ -60,6 +60,12 @@ def descendants(root: int) -> dict[int, str]:
     return found
 
 
+def default_sigint() -> None:
+    """A run started from a background job inherits SIGINT ignored (and Python keeps it so): restore the default
+    in the child, so that a Ctrl-C test tests a Ctrl-C however the tests were started."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def wait_for(what: str, check: object, timeout: float = 240.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():  # type: ignore[operator]
@@ -161,7 +167,8 @@ def test_ctrl_c_ends_the_run_within_two_seconds(corpus: Path, tmp_path: Path) ->
     """A terminal's Ctrl-C reaches the whole process group: the worker ignores it and the main process decides."""
     run = subprocess.Popen([*FP, "compare", str(corpus), "-b", "reference", "-b", "qdrant-edge", "--no-cases",
                             "--json", str(tmp_path / "out.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, env={**os.environ, "TMPDIR": str(tmp_path)}, start_new_session=True)
+                           text=True, env={**os.environ, "TMPDIR": str(tmp_path)}, start_new_session=True,
+                           preexec_fn=default_sigint)
     wait_for("qdrant-edge's build", lambda: in_phase(run, "build"))
     sent = time.monotonic()
     os.killpg(run.pid, signal.SIGINT)
