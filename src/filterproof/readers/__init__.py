@@ -11,7 +11,7 @@ built-in readers: every write raises.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from filterproof.adapters.base import Adapter, Hit, NoSecondClient, Reader, Read
 from filterproof.policy import PolicyFilter
 from filterproof.readers.child import ChildReader, ReaderDied
 
-__all__ = ["ChildReader", "NoSecondClient", "ReadOnly", "ReaderDied", "open_reader", "reader_spec"]
+__all__ = ["ChildReader", "NoSecondClient", "OpensReaders", "ReadOnly", "ReaderDied", "open_reader", "reader_spec"]
 
 
 def _second(adapter: Adapter) -> SecondClient:
@@ -36,6 +36,28 @@ def open_reader(adapter: Adapter) -> Reader:
 def reader_spec(adapter: Adapter) -> ReaderSpec:
     """What a child process opens to read ``adapter``'s store; ``NoSecondClient`` says why it cannot."""
     return _second(adapter).reader_spec()
+
+
+class OpensReaders:
+    """``reader_spec`` and ``open_reader`` for an adapter whose reader is a class of its own (``reader``,
+    ``"module:Class"``), built from the writer's options and where the store is (``_reader_location``)."""
+
+    name: str
+    options: Any
+    reader: ClassVar[str]
+
+    def _reader_location(self) -> dict[str, Any] | None:
+        """The options that point a reader at this store (a path, a DSN, a URL; a table); None before ``reset``."""
+        raise NotImplementedError
+
+    def reader_spec(self) -> ReaderSpec:
+        where = self._reader_location()
+        if where is None:
+            raise NoSecondClient(f"{self.name}: call reset(dim) before opening a reader")
+        return ReaderSpec(self.name, self.reader, {**self.options.model_dump(exclude_none=True), **where})
+
+    def open_reader(self) -> Reader:
+        return self.reader_spec().open()
 
 
 class ReadOnly:

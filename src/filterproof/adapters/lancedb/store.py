@@ -46,13 +46,13 @@ import pyarrow as pa
 from lancedb.index import Bitmap, BTree, IvfFlat, IvfHnswSq, IvfPq, LabelList
 
 from filterproof.adapters import textcodec
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.lancedb import where as lw
 from filterproof.adapters.lancedb.options import LanceDBOptions
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
-from filterproof.errors import NoSecondClient, ReaderFailed
+from filterproof.errors import ReaderFailed
 from filterproof.policy import ActiveRevisions, PolicyFilter
-from filterproof.readers import ReadOnly
+from filterproof.readers import OpensReaders, ReadOnly
 
 DEFAULT_TABLE = "filterproof"
 DELETE_BATCH = 1000
@@ -94,7 +94,7 @@ def connect(root: Path, options: LanceDBOptions) -> Any:
         seconds=interval))
 
 
-class LanceDBAdapter(AdapterBase):
+class LanceDBAdapter(OpensReaders, AdapterBase):
     name = "lancedb"
     Options = LanceDBOptions
     options: LanceDBOptions
@@ -262,14 +262,10 @@ class LanceDBAdapter(AdapterBase):
 
     # -- other clients ----------------------------------------------------------
 
-    def reader_spec(self) -> ReaderSpec:
-        if self._table is None:
-            raise NoSecondClient("lancedb: call reset(dim) before opening a reader")
-        options = {**self.options.model_dump(exclude_none=True), "path": str(self._root), "table": self._name}
-        return ReaderSpec(self.name, f"{__name__}:LanceDBReader", options)
+    reader = f"{__name__}:LanceDBReader"
 
-    def open_reader(self) -> LanceDBReader:
-        return LanceDBReader(self.reader_spec().options)
+    def _reader_location(self) -> dict[str, Any] | None:
+        return None if self._table is None else {"path": str(self._root), "table": self._name}
 
 
 class LanceDBReader(ReadOnly, LanceDBAdapter):

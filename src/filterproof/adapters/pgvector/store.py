@@ -41,15 +41,15 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
 from filterproof.adapters.pgvector import sql as pgsql
 from filterproof.adapters.pgvector.limits import refusal
 from filterproof.adapters.pgvector.options import ROWS_PER_LIST, PgvectorOptions
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
-from filterproof.errors import BackendUnavailable, NoSecondClient, ReaderFailed
+from filterproof.errors import BackendUnavailable, ReaderFailed
 from filterproof.policy import ActiveRevisions, PolicyFilter
-from filterproof.readers import ReadOnly
+from filterproof.readers import OpensReaders, ReadOnly
 
 MIN_PGVECTOR = (0, 8, 0)
 """Iterative index scans (``hnsw.iterative_scan``) arrived in pgvector 0.8.0."""
@@ -90,7 +90,7 @@ def session_settings(options: PgvectorOptions) -> dict[str, str]:
     return settings
 
 
-class PgvectorAdapter(AdapterBase):
+class PgvectorAdapter(OpensReaders, AdapterBase):
     name = "pgvector"
     Options = PgvectorOptions
     options: PgvectorOptions
@@ -343,14 +343,10 @@ class PgvectorAdapter(AdapterBase):
 
     # -- other clients ----------------------------------------------------------
 
-    def reader_spec(self) -> ReaderSpec:
-        if not self._dim:
-            raise NoSecondClient("pgvector: call reset(dim) before opening a reader")
-        options = {**self.options.model_dump(exclude_none=True), "dsn": self.dsn, "table": self._table}
-        return ReaderSpec(self.name, f"{__name__}:PgvectorReader", options)
+    reader = f"{__name__}:PgvectorReader"
 
-    def open_reader(self) -> PgvectorReader:
-        return PgvectorReader(self.reader_spec().options)
+    def _reader_location(self) -> dict[str, Any] | None:
+        return {"dsn": self.dsn, "table": self._table} if self._dim else None
 
 
 class PgvectorReader(ReadOnly, PgvectorAdapter):

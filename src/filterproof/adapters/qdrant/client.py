@@ -26,13 +26,13 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from filterproof.adapters.base import Capabilities, ReaderSpec
+from filterproof.adapters.base import Capabilities
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServerOptions
 from filterproof.adapters.qdrant.payload import ID, IndexKind
 from filterproof.errors import BackendUnavailable, NoSecondClient, ReaderFailed
-from filterproof.readers import ReadOnly
+from filterproof.readers import OpensReaders, ReadOnly
 
 COLLECTION = "filterproof"
 RECALL_TOLERANCE = 0.01
@@ -153,7 +153,7 @@ class QdrantLocalAdapter(_ClientAdapter):
                 self._lock.release()
 
 
-class QdrantServerAdapter(_ClientAdapter):
+class QdrantServerAdapter(OpensReaders, _ClientAdapter):
     name = "qdrant-server"
     Options = QdrantServerOptions
     options: QdrantServerOptions
@@ -179,14 +179,10 @@ class QdrantServerAdapter(_ClientAdapter):
         params = models.SearchParams(hnsw_ef=opts.hnsw_ef, exact=opts.exact)
         self._attach(client, collection, indexed=True, params=params, drop_on_close=not opts.collection)
 
-    def reader_spec(self) -> ReaderSpec:
-        if not self._dim:
-            raise NoSecondClient("qdrant-server: call reset(dim) before opening a reader")
-        options = {**self.options.model_dump(exclude_none=True), "url": self.url, "collection": self._collection}
-        return ReaderSpec(self.name, f"{__name__}:QdrantServerReader", options)
+    reader = f"{__name__}:QdrantServerReader"
 
-    def open_reader(self) -> QdrantServerReader:
-        return QdrantServerReader(self.reader_spec().options)
+    def _reader_location(self) -> dict[str, Any] | None:
+        return {"url": self.url, "collection": self._collection} if self._dim else None
 
 
 class QdrantServerReader(ReadOnly, QdrantServerAdapter):
