@@ -16,6 +16,7 @@ import pytest
 
 import test_conformance_builtin as full
 from filterproof.adapters import Adapter
+from filterproof.conformance import AdapterConformanceTests
 
 QUICK_EXAMPLES = 8
 """Generated examples and sequences (60 by default): the sequences draw more until the run is strong, and the
@@ -93,6 +94,23 @@ class TestLanceDB(Quick, full.TestLanceDB):
         yield from full.fresh("lancedb")
 
 
+class TestMilvus(Quick, full.TestMilvus):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from full.fresh("milvus")
+
+
+class TestMilvusPartitionKey(Quick, AdapterConformanceTests):
+    """Milvus's partition-key multi-tenancy (tenant is the partition key, 16 partitions), under revision=flag: in
+    the quick tier only. It changes where rows live, not how the expression is evaluated, and the full matrix's
+    TestMilvus already runs both encodings at the command line's budgets (its full-budget scale tier alone took
+    10 minutes under revision=query)."""
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from full.fresh("milvus", tenant_mode="partition_key", revision="flag")
+
+
 class TestQdrantServer(Quick, full.TestQdrantServer):
     """Needs QDRANT_URL (a Docker engine: docker compose up -d qdrant); skipped with the reason otherwise."""
 
@@ -132,3 +150,22 @@ class TestLlamaIndexPgvector(Quick, full.TestLlamaIndexPgvector):
     @pytest.mark.parametrize("name", full.IDENTITY_FIELDS)
     def test_identity_twins(self, native: Adapter, name: str) -> None:
         pytest.skip("the quick tier runs test_identity_twins_but_pasted_names; the full matrix runs both")
+
+
+class TestLangChainMilvus(QuickLoop, full.TestLangChainMilvus):
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from full.bridge("langchain-milvus", "plain")
+
+
+class TestLlamaIndexMilvus(QuickLoop, full.TestLlamaIndexMilvus):
+    """Asks the twin worlds once, with the names the integration renders (the full matrix records the rest as a
+    strict xfail)."""
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from full.bridge("llamaindex-milvus", "plain")
+
+    @pytest.mark.parametrize("name", full.IDENTITY_FIELDS)
+    def test_identity_twins(self, native: Adapter, name: str) -> None:
+        pytest.skip("the quick tier runs test_identity_twins_of_renderable_names; the full matrix runs both")

@@ -67,6 +67,10 @@ FINDINGS: dict[tuple[str, str], str] = {
                                              "constraint; langchain-qdrant passes it through",
     ("langchain-qdrant/translator", "or_empty"): "langchain-community {langchain-community} QdrantTranslator renders "
                                                  "an OR of nothing as Filter(should=[]): no constraint in Qdrant",
+    ("llamaindex-milvus/MetadataFilters", "is_empty"): "llama-index-vector-stores-milvus "
+                                                       "{llama-index-vector-stores-milvus}: IS_EMPTY is rendered "
+                                                       "array_length(key) == 0, which a string value satisfies too "
+                                                       "(bench/repro/llamaindex_milvus_filters.py)",
 }
 
 
@@ -76,7 +80,7 @@ def finding(target: str, probe: str) -> str | None:
         return None
     for package in ("langchain-chroma", "langchain-community", "qdrant-client", "llama-index-vector-stores-chroma",
                     "llama-index-vector-stores-qdrant", "llama-index-vector-stores-lancedb",
-                    "llama-index-vector-stores-postgres"):
+                    "llama-index-vector-stores-postgres", "llama-index-vector-stores-milvus"):
         reason = reason.replace("{" + package + "}", installed(package))
     return f"finding, operator {probe}: {reason}"
 

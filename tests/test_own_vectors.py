@@ -25,7 +25,7 @@ from filterproof.policy import eligible_ids
 from filterproof.strategies import TIE_DIGITS
 from filterproof.truth import prepare
 
-EMBEDDED = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb"]
+EMBEDDED = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb", "milvus"]
 EVERY = [arg for backend in EMBEDDED for arg in ("-b", backend)]
 DIM = 12
 GOLDEN = Path(__file__).resolve().parent / "data" / "freshness-lab-compare.json"

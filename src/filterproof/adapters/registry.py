@@ -60,6 +60,8 @@ BUILTIN: dict[str, Builtin] = {
                         "pgvector", "PostgreSQL + pgvector (PGVECTOR_DSN, else a throwaway server)"),
     "lancedb": Builtin(f"{_ADAPTERS}.lancedb:LanceDBAdapter", f"{_ADAPTERS}.lancedb.options:LanceDBOptions",
                        "lancedb", "LanceDB embedded, in a temporary directory"),
+    "milvus": Builtin(f"{_ADAPTERS}.milvus:MilvusAdapter", f"{_ADAPTERS}.milvus.options:MilvusOptions", "milvus",
+                      "Milvus Lite in process (a temporary directory), or a Milvus server at MILVUS_URI"),
     # Bridges: the same engines through the framework integrations applications call (adapters/bridges).
     "langchain-chroma": Builtin(f"{_BRIDGES}.langchain_stores:LangChainChromaBridge",
                                 f"{_BRIDGES}.options:ChromaBridgeOptions", "langchain",
@@ -80,6 +82,12 @@ BUILTIN: dict[str, Builtin] = {
     "llamaindex-pgvector": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexPgvectorBridge",
                                    f"{_BRIDGES}.options:PgBridgeOptions", "llamaindex",
                                    "LlamaIndex's PGVectorStore; PGVECTOR_DSN or the pgvector backend's server"),
+    "langchain-milvus": Builtin(f"{_BRIDGES}.langchain_milvus:LangChainMilvusBridge",
+                                f"{_BRIDGES}.options:MilvusBridgeOptions", "langchain",
+                                "LangChain's Milvus integration (langchain-milvus), Milvus Lite in process"),
+    "llamaindex-milvus": Builtin(f"{_BRIDGES}.llamaindex_milvus:LlamaIndexMilvusBridge",
+                                 f"{_BRIDGES}.options:MilvusBridgeOptions", "llamaindex",
+                                 "LlamaIndex's MilvusVectorStore, Milvus Lite in process"),
 }
 
 

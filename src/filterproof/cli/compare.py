@@ -33,7 +33,7 @@ from filterproof.guardian import end_stopped
 if TYPE_CHECKING:
     from filterproof.truth import Prepared
 
-DEFAULT_BACKENDS = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb"]
+DEFAULT_BACKENDS = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb", "milvus"]
 """The embedded backends, run when no --backend is given; one whose extra is not installed is left out
 with a notice (asked for by name, it is an error)."""
 

@@ -9,6 +9,7 @@ records as "raises". Frameworks are imported inside the functions that need them
 * ``qdrant_filter``: a ``qdrant_client.models.Filter`` over ``metadata.<key>``, what
   langchain-qdrant's ``filter=`` takes.
 * ``pgvector_dict``: langchain-postgres's ``$``-operator dict, what langchain-pgvector's ``filter=`` takes.
+* ``milvus_expr``: a Milvus boolean expression string, what langchain-milvus's ``expr=`` takes.
 * ``structured``: LangChain's ``StructuredQuery`` filter, then a langchain-community
   translator (langchain-community's ``ChromaTranslator`` / ``QdrantTranslator``, langchain-postgres's
   ``PGVectorTranslator``), the self-query path.
@@ -18,6 +19,7 @@ records as "raises". Frameworks are imported inside the functions that need them
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from filterproof.matrix.probes import All, AnyOf, Cmp, Expr
@@ -94,6 +96,53 @@ def pgvector_dict(expr: Expr) -> dict[str, Any]:
             return _chroma_join("$and", [pgvector_dict(p) for p in parts])
         case AnyOf(parts):
             return _chroma_join("$or", [pgvector_dict(p) for p in parts])
+    raise TypeError(f"unknown expression {expr!r}")
+
+
+# -- Milvus expression string (langchain-milvus, native) ---------------------------------
+
+MILVUS_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+"""The escapes both Milvus Lite and a server read in a string literal (other control characters have none)."""
+
+
+def milvus_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + "".join(MILVUS_ESCAPES.get(c, c) for c in value) + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(milvus_value(v) for v in value) + "]"
+    raise TypeError(f"no Milvus literal for {value!r}")
+
+
+def _milvus_key(key: str) -> str:
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+        raise Unsupported(f"{key!r} is no Milvus field name (a dynamic key would need $meta[...])")
+    return key
+
+
+def _milvus_join(operator: str, parts: list[str]) -> str:
+    """``(a and b)``; one part: itself; none: ``()``, what joining an empty list gives (Milvus refuses it)."""
+    return "(" + f" {operator} ".join(parts) + ")" if len(parts) != 1 else parts[0]
+
+
+def milvus_expr(expr: Expr) -> str:
+    match expr:
+        case Cmp("eq" | "in" | "lte" | "gt" as op, key, value):
+            symbol = {"eq": "==", "in": "in", "lte": "<=", "gt": ">"}[op]
+            return f"{_milvus_key(key)} {symbol} {milvus_value(value)}"
+        case Cmp("contains", key, value):
+            return f"ARRAY_CONTAINS({_milvus_key(key)}, {milvus_value(value)})"
+        case Cmp("contains_any", key, values):
+            return f"ARRAY_CONTAINS_ANY({_milvus_key(key)}, {milvus_value(list(values))})"
+        case Cmp("is_empty", key):
+            return f"{_milvus_key(key)} is null"  # a missing JSON key and a JSON null alike
+        case All(parts):
+            return _milvus_join("and", [milvus_expr(p) for p in parts])
+        case AnyOf(parts):
+            return _milvus_join("or", [milvus_expr(p) for p in parts])
     raise TypeError(f"unknown expression {expr!r}")
 
 

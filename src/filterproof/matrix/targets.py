@@ -74,7 +74,14 @@ TARGETS: tuple[Target, ...] = (
            (*LLAMAINDEX, "llama-index-vector-stores-postgres")),
     Target("llamaindex-lancedb", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexLanceDBProbe",
            (*LLAMAINDEX, "llama-index-vector-stores-lancedb", "lancedb")),
+    Target("langchain-milvus", "native", languages.milvus_expr, f"{_HERE}:LangChainMilvusProbe",
+           (*LANGCHAIN, "langchain-milvus", "pymilvus", "milvus-lite")),
+    Target("llamaindex-milvus", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexMilvusProbe",
+           (*LLAMAINDEX, "llama-index-vector-stores-milvus", "pymilvus", "milvus-lite")),
 )
+PROBE_ATTRIBUTES: dict[str, dict[str, Any]] = {"LangChainMilvusProbe": {"dynamic_field": True}}
+"""Probe stores that differ from their bridge in more than the metadata: langchain-milvus types a field per key of
+the first metadata (and drops later keys), so its probe keeps the metadata in the dynamic JSON field, as given."""
 
 
 def _with_id(record: Record) -> dict[str, Any]:
@@ -90,11 +97,17 @@ def __getattr__(name: str) -> Any:
         from filterproof.adapters.bridges import llamaindex_stores as module
     elif name == "LlamaIndexLanceDBProbe":
         from filterproof.adapters.bridges import llamaindex_lancedb as module
+    elif name == "LangChainMilvusProbe":
+        from filterproof.adapters.bridges import langchain_milvus as module
+    elif name == "LlamaIndexMilvusProbe":
+        from filterproof.adapters.bridges import llamaindex_milvus as module
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     base = getattr(module, name.replace("Probe", "Bridge"))
-    # langchain-chroma reads ids from Document.id; the others from metadata["fp_id"].
-    writer = (lambda self, r: dict(r.metadata)) if name == "LangChainChromaProbe" else (lambda self, r: _with_id(r))
-    probe = type(name, (base,), {"_metadata": writer, "__doc__": f"{base.__name__} writing raw probe metadata."})
+    # langchain-chroma reads ids from Document.id, langchain-milvus from its primary key; the others from fp_id.
+    raw = name in ("LangChainChromaProbe", "LangChainMilvusProbe")
+    writer = (lambda self, r: dict(r.metadata)) if raw else (lambda self, r: _with_id(r))
+    probe = type(name, (base,), {"_metadata": writer, **PROBE_ATTRIBUTES.get(name, {}),
+                                 "__doc__": f"{base.__name__} writing raw probe metadata."})
     globals()[name] = probe
     return probe

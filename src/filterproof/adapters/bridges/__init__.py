@@ -19,13 +19,17 @@ backend              integration                                        extra
 ``llamaindex-qdrant`` ``QdrantVectorStore`` (llama-index), ``:memory:``  llamaindex
 ``langchain-pgvector`` ``langchain_postgres.PGVector``, PGVECTOR_DSN      langchain
 ``llamaindex-pgvector`` ``PGVectorStore`` (llama-index), PGVECTOR_DSN     llamaindex
+``langchain-milvus``  ``langchain_milvus.Milvus``, Milvus Lite            langchain
+``llamaindex-milvus`` ``MilvusVectorStore`` (llama-index), Milvus Lite    llamaindex
 ==================== ================================================== ===========
 
 Modules: ``options`` (pure), ``core`` (what every bridge shares), ``flat`` (the flat
 encoding), ``langchain_filters``, ``llamaindex_filters`` and ``pgvector`` (compilers, one
 function per clause; PostgreSQL's database and URLs), ``langchain_stores`` and
-``llamaindex_stores`` (the adapters; import the frameworks), ``llamaindex_lancedb`` (a
-probe store for ``filterproof matrix``, not a backend).
+``llamaindex_stores`` (the adapters; import the frameworks), ``milvus`` (what the Milvus Lite
+bridges share), ``langchain_milvus`` and ``llamaindex_milvus`` (one module each, so that each
+needs only its framework), ``llamaindex_lancedb`` (a probe store for ``filterproof matrix``,
+not a backend).
 """
 
 from __future__ import annotations

@@ -66,6 +66,8 @@ class _LangChainBridge(BridgeAdapter):
     """The four paths over a LangChain ``VectorStore``; subclasses say how ids, metadata and scores map."""
 
     store: Any
+    filter_keyword = "filter"
+    """The keyword the integration's search calls take the filter in (langchain-milvus: ``expr``)."""
 
     def _metadata(self, record: Record) -> dict[str, Any]:
         raise NotImplementedError
@@ -97,7 +99,7 @@ class _LangChainBridge(BridgeAdapter):
     def _query(self, vector: np.ndarray, k: int, native: Any | None,
                path: Path | None = None) -> list[tuple[str, float | None]]:
         opts, row, path = self.options, vector.tolist(), path or self.options.path
-        extra = {} if native is None else {"filter": native}
+        extra = {} if native is None else {self.filter_keyword: native}
         if path == "plain":
             return [(self._doc_id(d), s) for d, s in self._plain(row, k, native)]
         if path == "score_threshold":

@@ -82,6 +82,10 @@ class _LlamaIndexBridge(BridgeAdapter):
     def _node_id(self, doc_id: str) -> str:
         return doc_id
 
+    def _doc_id(self, node: Any) -> str:
+        """Our id, from a node a search returned (``fp_id``; llamaindex-milvus stores it escaped)."""
+        return str(node.metadata[ID])
+
     def _cosine(self, similarity: float) -> float:
         raise NotImplementedError
 
@@ -118,7 +122,7 @@ class _LlamaIndexBridge(BridgeAdapter):
             nodes = self._retrieve(vector, k, native)
             if path == "score_threshold":
                 nodes = SimilarityPostprocessor(similarity_cutoff=opts.score_threshold).postprocess_nodes(nodes)
-            return [(str(n.node.metadata[ID]), self._cosine(n.score)) for n in nodes if n.score is not None]
+            return [(self._doc_id(n.node), self._cosine(n.score)) for n in nodes if n.score is not None]
         mmr = path == "mmr"
         query = VectorStoreQuery(query_embedding=np.asarray(vector, dtype=np.float32).tolist(), similarity_top_k=k,
                                  filters=native, mode=VectorStoreQueryMode.MMR if mmr else VectorStoreQueryMode.DEFAULT,
@@ -128,7 +132,7 @@ class _LlamaIndexBridge(BridgeAdapter):
         result = self.store.query(query, **extra)
         # MMR's similarities are MMR scores in some stores (PGVectorStore), not cosines: computed from our vectors.
         scores = [None] * len(result.nodes) if mmr or not result.similarities else result.similarities
-        return [(str(node.metadata[ID]), None if s is None else self._cosine(s))
+        return [(self._doc_id(node), None if s is None else self._cosine(s))
                 for node, s in zip(result.nodes, scores, strict=True)]
 
 

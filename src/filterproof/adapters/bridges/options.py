@@ -63,3 +63,14 @@ class PgBridgeOptions(BridgeOptions):
 
 class QdrantBridgeOptions(BridgeOptions):
     """A bridge over qdrant-client's local mode (exact, pure Python)."""
+
+
+MilvusBridgeIndex = Literal["flat", "hnsw", "autoindex"]
+
+
+class MilvusBridgeOptions(BridgeOptions):
+    """A bridge over Milvus Lite in a temporary directory (COSINE; FLAT, exact, unless ``index`` says otherwise)."""
+
+    index: MilvusBridgeIndex = Field(
+        "flat", description="vector index: flat (brute force, exact), hnsw (M=16, efConstruction=200), autoindex "
+                            "(each integration's default type: HNSW on Milvus Lite); always COSINE")

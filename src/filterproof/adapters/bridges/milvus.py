@@ -1,0 +1,108 @@
+"""What ``langchain-milvus`` and ``llamaindex-milvus`` share: a Milvus Lite directory, the stored row, ids, indexes.
+
+Both bridges run their integration over Milvus Lite in a temporary directory of their
+own (one ``milvus.db`` inside a ``tempfile.mkdtemp``), removed on close or at exit:
+``MilvusClient.close()`` leaves milvus-lite's in-process gRPC server running and the
+directory locked, so the directory is released first (``milvus.store.release_lite``).
+
+The stored encoding is the ``milvus`` engine backend's (``milvus.expr.stored_fields``:
+every string through ``expr.text``, so no control character, surrogate or lone
+backslash is ever stored; a malformed document holds ``""``/``0``/``[]`` and its reason
+in ``problem``), so a difference from the engine adapter is a finding about the framework
+layer. Ids too are stored as ``expr.text(id)`` (a lone surrogate cannot cross gRPC) and
+read back with ``textcodec.unescape``.
+
+Ids reach a filter only through ``id_filter``, each one a literal escaped by
+``expr.literal``: both integrations build ``id in [...]`` from Python's ``repr`` of the
+list, which Milvus Lite cannot read for an id holding a character ``repr`` writes as
+``\\xNN``/``\\uNNNN`` (``bench/repro/langchain_milvus_delete.py``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from filterproof.adapters.base import AdapterError, Capabilities
+from filterproof.adapters.bridges.core import DOC_PREFIX, KeyedVectors
+from filterproof.adapters.bridges.options import MilvusBridgeOptions
+from filterproof.adapters.milvus import expr as mx
+from filterproof.adapters.milvus.limits import refusal
+from filterproof.adapters.milvus.store import RECALL_TOLERANCE, release_lite
+
+HNSW = {"M": 16, "efConstruction": 200}
+INDEX_TYPES = {"flat": "FLAT", "hnsw": "HNSW", "autoindex": "AUTOINDEX"}
+COLLECTION = "filterproof"
+
+
+class LiteDirectory:
+    """A Milvus Lite file in a temporary directory of its own: released and removed by ``remove()`` or at exit."""
+
+    def __init__(self) -> None:
+        self.root = tempfile.mkdtemp(prefix="filterproof-milvus-bridge-")
+        self.path = str(Path(self.root) / "milvus.db")
+        self._cleanup = weakref.finalize(self, _remove, self.path, self.root)
+
+    def remove(self) -> None:
+        self._cleanup()
+
+
+def _remove(path: str, root: str) -> None:
+    release_lite(path)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def capabilities(options: MilvusBridgeOptions) -> Capabilities:
+    exact = options.index == "flat"
+    return Capabilities(native_filter=True, exact=exact, persistent=False, lifecycle=True,
+                        recall_tolerance=0.0 if exact else RECALL_TOLERANCE)
+
+
+def index_params(options: MilvusBridgeOptions) -> dict[str, Any]:
+    """The vector index as both integrations take it: a type, COSINE, and the HNSW build settings."""
+    params = HNSW if options.index == "hnsw" else {}
+    return {"index_type": INDEX_TYPES[options.index], "metric_type": "COSINE", "params": dict(params)}
+
+
+def build_index(client: Any, collection: str, field: str, options: MilvusBridgeOptions, timeout: float = 60.0) -> None:
+    """The vector index of a collection created without one, then loaded: ``create_index(sync=False)`` and a 20 ms
+    poll, as the ``milvus`` backend does (pymilvus's own wait sleeps 0.5 s before its first look: 0.5 s a store)."""
+    index = index_params(options)
+    prepared = client.prepare_index_params()
+    prepared.add_index(field, index_type=index["index_type"], metric_type=index["metric_type"], params=index["params"])
+    client.create_index(collection, prepared, sync=False)
+    deadline = time.monotonic() + timeout
+    while client.describe_index(collection, field).get("state") != "Finished":
+        if time.monotonic() > deadline:
+            raise AdapterError(f"the index of {collection} was not built within {timeout:.0f} s")
+        time.sleep(0.02)
+    client.load_collection(collection)
+
+
+def stored_id(doc_id: str) -> str:
+    """Our id as the primary key holds it (``expr.text``: injective, no surrogate left)."""
+    return mx.text(doc_id)
+
+
+def id_filter(field: str, ids: Sequence[str]) -> str:
+    """``field in [...]`` matching our ``ids`` as stored (``stored_id``), each literal escaped by ``expr.literal``
+    (never the integrations' ``repr`` of the list)."""
+    return f"{field} in [{', '.join(mx.literal(i) for i in ids)}]" if ids else mx.NOTHING
+
+
+def row_refusal(id_field: str, doc_id: str, stored: Mapping[str, Any]) -> str | None:
+    """Why Milvus cannot hold this row (``milvus.limits``: VARCHAR and ARRAY sizes), or None."""
+    return refusal({id_field: stored_id(doc_id), **stored})
+
+
+def text_keys(keys: KeyedVectors, vectors: Sequence[np.ndarray]) -> list[str]:
+    """Shim keys for the text field: a digest of each vector, short whatever the id (the field is a VARCHAR;
+    equal vectors share a key, which maps to the same vector)."""
+    return [keys.key(v, DOC_PREFIX) for v in vectors]

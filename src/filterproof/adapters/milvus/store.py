@@ -1,0 +1,385 @@
+"""Milvus behind filterproof's adapter boundary: Milvus Lite in process, or a server by URI; COSINE; one expression.
+
+Where the store is: ``uri`` or ``$MILVUS_URI`` (``token`` / ``$MILVUS_TOKEN``) for a server
+(``http://host:19530``) or a Milvus Lite file (``*.db``, kept); otherwise Milvus Lite in a
+temporary directory, removed by ``close()``. Milvus Lite (milvus-lite 3.x) is a Python
+reimplementation serving gRPC from a thread of this process: ``MilvusClient.close()``
+leaves that server running and its directory locked until the process exits
+(milvus-lite#227), so ``close()`` also releases it. Each adapter works in a collection of
+its own (``fp_<random>``, dropped on close) unless ``collection`` names one.
+
+The collection: ``id`` (VARCHAR primary key), ``vector`` (FLOAT_VECTOR) and the typed
+policy fields of ``expr.STORED_FIELDS``; ``tenant_mode=partition_key`` makes ``tenant``
+the partition key. No dynamic field: a typo in a field name is an error, not a filter on
+a missing key. Writes are ``upsert`` (a re-upsert replaces the row); ``update_metadata``
+and the flag rewrites of ``revision=flag`` read the row back (vector included) and
+upsert it whole. Ids reach Milvus only through ``expr.id_filter``: pymilvus's
+``ids=`` quotes text ids without escaping them (``bench/repro/milvus_ids.py``).
+
+Search is ``client.search(data, limit=k, filter=expr, search_params=...)`` with the
+options' consistency level; Milvus's COSINE "distance" is the similarity itself.
+Queries sharing a filter go to Milvus as one multi-vector search.
+
+Other clients (``open_reader``, ``reader_spec``): another ``MilvusClient`` of the same
+server; for Milvus Lite, a client of the writer's gRPC server over ``http://127.0.0.1``
+(the only way another process reaches a Lite file while its writer has it open). The
+declared staleness bound is the consistency level's: Strong 0, Bounded 5 s (the
+server's ``gracefulTime``), Session and Eventually none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import shutil
+import tempfile
+import time
+import uuid
+import weakref
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pymilvus import DataType, MilvusClient, MilvusException
+
+from filterproof.adapters import textcodec
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.milvus import expr as mx
+from filterproof.adapters.milvus.limits import MAX_CAPACITY, MAX_LENGTH, refusal
+from filterproof.adapters.milvus.options import BOUNDED_STALENESS_S, TOKEN_ENV, URI_ENV, MilvusOptions
+from filterproof.adapters.refusals import Refusals
+from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key
+from filterproof.errors import BackendUnavailable, ReaderFailed
+from filterproof.policy import ActiveRevisions, PolicyFilter
+from filterproof.readers import OpensReaders, ReadOnly
+
+BATCH = 500
+"""Rows per upsert call (a row may carry 64 KB of metadata; a gRPC message is bounded)."""
+ID_BATCH = 1_000
+SERVER_TOPK = 16_384
+"""A Milvus server's largest ``limit`` (``quotaAndLimits.limits.topK``); Milvus Lite has none."""
+RECALL_TOLERANCE = 0.02
+INDEX_TYPES = {"flat": "FLAT", "hnsw": "HNSW", "hnsw_sq": "HNSW_SQ", "ivf_flat": "IVF_FLAT",
+               "ivf_sq8": "IVF_SQ8", "autoindex": "AUTOINDEX"}
+STALENESS = {"Strong": 0.0, "Bounded": BOUNDED_STALENESS_S, "Session": None, "Eventually": None}
+
+
+def capabilities_of(options: MilvusOptions, persistent: bool) -> Capabilities:
+    exact = options.index == "flat"
+    return Capabilities(native_filter=True, exact=exact, persistent=persistent, lifecycle=True,
+                        recall_tolerance=0.0 if exact else RECALL_TOLERANCE,
+                        staleness_bound_s=STALENESS[options.consistency_level])
+
+
+def is_lite(uri: str) -> bool:
+    return uri.endswith(".db")
+
+
+def lite_url(path: str) -> str:
+    """The ``http://127.0.0.1:port`` of the Milvus Lite server this process runs for ``path`` (started if not)."""
+    from milvus_lite.server_manager import server_manager_instance
+
+    url = server_manager_instance.start_and_get_uri(path)
+    if url is None:
+        raise BackendUnavailable(f"milvus: Milvus Lite could not open {path} (another process may hold it)")
+    return str(url)
+
+
+def release_lite(path: str) -> None:
+    """Stop this process's Milvus Lite server for ``path``: ``MilvusClient.close()`` leaves it running, locked."""
+    with contextlib.suppress(ImportError):
+        from milvus_lite.server_manager import server_manager_instance
+
+        server_manager_instance.release_server(path)
+
+
+def schema(client: MilvusClient, dim: int, options: MilvusOptions) -> Any:
+    fields = client.create_schema(auto_id=False, enable_dynamic_field=False)
+    fields.add_field(mx.ID, DataType.VARCHAR, is_primary=True, max_length=MAX_LENGTH)
+    fields.add_field(mx.VECTOR, DataType.FLOAT_VECTOR, dim=dim)
+    for name in mx.TEXT_FIELDS:
+        fields.add_field(name, DataType.VARCHAR, max_length=MAX_LENGTH,
+                         is_partition_key=name == mx.TENANT and options.tenant_mode == "partition_key")
+    for name in mx.INT_FIELDS:
+        fields.add_field(name, DataType.INT64)
+    fields.add_field(mx.GROUPS, DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_CAPACITY,
+                     max_length=MAX_LENGTH)
+    fields.add_field(mx.CURRENT, DataType.BOOL)
+    return fields
+
+
+def index_params(client: MilvusClient, options: MilvusOptions) -> Any:
+    params: dict[str, Any] = {}
+    if options.index in ("hnsw", "hnsw_sq"):
+        params = {"M": options.m, "efConstruction": options.ef_construction}
+    elif options.index.startswith("ivf"):
+        params = {"nlist": options.nlist}
+    prepared = client.prepare_index_params()
+    prepared.add_index(mx.VECTOR, index_type=INDEX_TYPES[options.index], metric_type="COSINE", params=params)
+    return prepared
+
+
+def search_params(options: MilvusOptions) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if options.ef is not None:
+        params["ef"] = options.ef
+    if options.nprobe is not None:
+        params["nprobe"] = options.nprobe
+    return {"metric_type": "COSINE", "params": params}
+
+
+class MilvusAdapter(OpensReaders, AdapterBase):
+    name = "milvus"
+    Options = MilvusOptions
+    options: MilvusOptions
+
+    def __init__(self, options: MilvusOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        opts = self.options
+        self._lite_path: str | None = None
+        self._cleanup: weakref.finalize[Any, Any] | None = None
+        self._stack = contextlib.ExitStack()
+        self.uri = opts.uri or os.environ.get(URI_ENV) or ""
+        if not self.uri and opts.server == "docker":
+            from filterproof.servers.milvus_container import MilvusService
+
+            self.uri = self._stack.enter_context(MilvusService().provide()).url
+        if not self.uri:  # Milvus Lite in a temporary directory: released and removed by close(), or at exit
+            root = tempfile.mkdtemp(prefix="filterproof-milvus-")
+            self.uri = str(Path(root) / "milvus.db")
+            self._cleanup = weakref.finalize(self, _remove_lite, self.uri, root)
+        if is_lite(self.uri):
+            self._lite_path = os.path.abspath(self.uri)
+        try:
+            self.client = self._connect(self.uri, opts.token or os.environ.get(TOKEN_ENV) or "")
+        except BaseException:
+            self._stack.close()
+            raise
+        self._name = opts.collection or f"fp_{uuid.uuid4().hex[:12]}"
+        self._drop_on_close = not opts.collection
+        self.capabilities = capabilities_of(opts, persistent=bool(opts.collection) and self._cleanup is None)
+        self._dim = self._existing_dim()
+        self._keys = KeyCache(mx.text)
+        self._refused = Refusals()
+
+    def _connect(self, uri: str, token: str) -> MilvusClient:
+        try:
+            return MilvusClient(uri=uri, token=token)
+        except MilvusException as error:
+            where = "Milvus Lite file" if is_lite(uri) else "Milvus server"
+            raise BackendUnavailable(f"milvus: cannot open the {where} at {uri}: {error}") from error
+
+    def _existing_dim(self) -> int:
+        if not self.client.has_collection(self._name):
+            return 0
+        for field in self.client.describe_collection(self._name)["fields"]:
+            if field["name"] == mx.VECTOR:
+                self.client.load_collection(self._name)  # a reopened collection starts released
+                return int(field["params"]["dim"])
+        return 0
+
+    @property
+    def collection(self) -> str:
+        return self._name
+
+    @property
+    def _topk(self) -> int | None:
+        return None if self._lite_path else SERVER_TOPK
+
+    # -- writes -----------------------------------------------------------------
+
+    def reset(self, dim: int) -> None:
+        if dim < 1:
+            raise ValueError(f"dimension must be positive, got {dim}")
+        opts, client = self.options, self.client
+        if client.has_collection(self._name):
+            client.drop_collection(self._name)
+        extra = {"num_partitions": opts.num_partitions} if opts.tenant_mode == "partition_key" else {}
+        client.create_collection(self._name, schema=schema(client, dim, opts),
+                                 consistency_level=opts.consistency_level, **extra)
+        # sync=False: pymilvus's own wait sleeps 0.5 s before its first look; an empty collection's index is ready
+        client.create_index(self._name, index_params(client, opts), sync=False)
+        self._wait_for_index()
+        client.load_collection(self._name)
+        self._dim = dim
+        self._refused.clear()
+
+    def _wait_for_index(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.client.describe_index(self._name, mx.VECTOR).get("state") != "Finished":
+            if time.monotonic() > deadline:
+                raise MilvusException(message=f"milvus: the index of {self._name} not built within {timeout:.0f} s")
+            time.sleep(0.02)
+
+    def _row(self, doc_id: str, vector: np.ndarray, metadata: Mapping[str, Any]) -> dict[str, Any]:
+        row = np.asarray(vector, dtype=np.float32)
+        if row.shape != (self._dim,):
+            raise ValueError(f"{doc_id}: vector has shape {row.shape}, index takes ({self._dim},)")
+        return {mx.ID: mx.text(doc_id), mx.VECTOR: row.tolist(), **mx.stored_fields(metadata, self.flag_map)}
+
+    def _write(self, rows: Sequence[dict[str, Any]]) -> None:
+        for start in range(0, len(rows), BATCH):
+            self.client.upsert(self._name, list(rows[start:start + BATCH]))
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        """Write the rows Milvus can hold; refuse the rest (``limits``), deleting an earlier version."""
+        rows, refused = [], []
+        for record in {r.id: r for r in records}.values():  # the last of an id wins
+            row = self._row(record.id, record.vector, record.metadata)
+            why = refusal({k: v for k, v in row.items() if k != mx.VECTOR})
+            if why:
+                self._refused.refuse(record.id, np.asarray(record.vector, dtype=np.float32), why)
+                refused.append(record.id)
+            else:
+                rows.append(row)
+                self._refused.forget([record.id])
+        if refused:
+            self.delete(refused, forget=False)
+        self._write(rows)
+
+    def not_indexable(self) -> dict[str, str]:
+        return dict(self._refused.reasons)
+
+    def delete(self, ids: Sequence[str], forget: bool = True) -> None:
+        unique = list(dict.fromkeys(ids))
+        for start in range(0, len(unique), ID_BATCH):
+            self.client.delete(self._name, filter=mx.id_filter(unique[start:start + ID_BATCH]))
+        if forget:
+            self._refused.forget(unique)
+
+    def _rows(self, flt: str) -> list[dict[str, Any]]:
+        """Every stored row (vector included) matching ``flt``."""
+        return list(self.client.query(self._name, filter=flt, output_fields=["*"],
+                                      consistency_level="Strong"))
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        """Rewrite the row with its stored vector and the new metadata; unknown ids are ignored.
+
+        Metadata Milvus cannot hold makes the document refused (its vector kept); a refused
+        document is written again, with its vector, by an update that fits.
+        """
+        held = self._refused.vector(id)
+        if held is not None:
+            self.upsert([Record(id, held, metadata)])
+            return
+        found = self._rows(mx.id_filter([id]))
+        if found:
+            self.upsert([Record(id, np.asarray(found[0][mx.VECTOR], dtype=np.float32), metadata)])
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
+
+        Milvus has no update by filter: the rows of the changed documents are read back and
+        upserted whole, each with its flag under the new map, before this returns.
+        """
+        if self.revision_flags and self._dim:
+            changed = flags_to_rewrite(self.active, active)
+            for start in range(0, len(changed), ID_BATCH):
+                part = changed[start:start + ID_BATCH]
+                lids = ", ".join(mx.literal(logical_key(*pair)) for pair in part)
+                rows = self._rows(f"{mx.LID} in [{lids}]")
+                for row in rows:
+                    pair = tuple(textcodec.unescape(row[mx.LID]).split("/", 1))
+                    row[mx.CURRENT] = active.get(pair) == _revision_of(row[mx.KEY])
+                    row[mx.VECTOR] = [float(x) for x in row[mx.VECTOR]]
+                self._write(rows)
+        self.active = active
+
+    # -- reads ------------------------------------------------------------------
+
+    def compile(self, where: PolicyFilter) -> str:
+        """The expression, with the active keys cached per map object and tenant."""
+        if self.revision_flags:
+            return mx.compile_expr(where, flag=True)
+        return mx.compile_expr(where, self._keys(where.active, where.principal.tenant))
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        return self.search_batch(np.asarray(vector, dtype=np.float32)[None, :], k, [where])[0]
+
+    def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
+        if len(vectors) != len(wheres):
+            raise ValueError(f"{len(vectors)} vectors but {len(wheres)} filters")
+        results: list[list[Hit]] = [[] for _ in wheres]
+        if k <= 0 or not len(wheres):
+            return results
+        rows = [self._query_vector(v) for v in vectors]
+        limit = k if self._topk is None else min(k, self._topk)
+        groups: dict[object, tuple[PolicyFilter | None, list[int]]] = {}
+        for row, where in enumerate(wheres):
+            key = None if where is None else (where.principal, where.as_of, id(where.active))
+            groups.setdefault(key, (where, []))[1].append(row)
+        for where, members in groups.values():
+            expr = "" if where is None else self.compile(where)
+            if expr == mx.NOTHING:
+                continue
+            answers = self.client.search(self._name, data=[rows[i] for i in members], limit=limit, filter=expr,
+                                         output_fields=[], search_params=search_params(self.options),
+                                         consistency_level=self.options.consistency_level)
+            for position, answer in zip(members, answers, strict=True):
+                results[position] = [Hit(textcodec.unescape(str(hit["id"])), _score(hit["distance"]))
+                                     for hit in answer]
+        return [sorted(hits, key=lambda h: -h.score)[:k] for hits in results]
+
+    def _query_vector(self, vector: np.ndarray) -> list[float]:
+        row = np.asarray(vector, dtype=np.float32)
+        if row.shape != (self._dim,):
+            raise ValueError(f"query: vector has shape {row.shape}, index takes ({self._dim},)")
+        return row.tolist()
+
+    def close(self) -> None:
+        try:
+            if self._drop_on_close and self._dim:
+                with contextlib.suppress(MilvusException):  # a vanished server must not mask the caller's error
+                    self.client.drop_collection(self._name)
+        finally:
+            self.client.close()
+            if self._cleanup is not None:
+                self._cleanup()
+            elif self._lite_path:
+                release_lite(self._lite_path)
+            self._stack.close()
+
+    # -- other clients ----------------------------------------------------------
+
+    reader = f"{__name__}:MilvusReader"
+
+    def _reader_location(self) -> dict[str, Any] | None:
+        if not self._dim:
+            return None
+        uri = lite_url(self._lite_path) if self._lite_path else self.uri
+        return {"uri": uri, "collection": self._name}
+
+
+class MilvusReader(ReadOnly, MilvusAdapter):
+    """Another client of the writer's server (for Milvus Lite, of its gRPC thread): it searches, never writes."""
+
+    name = "milvus-reader"
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        try:
+            super().__init__(options)
+        except BackendUnavailable as error:
+            raise ReaderFailed(f"milvus: cannot open a reader: {error}") from error
+        if not self._dim:
+            self.client.close()
+            raise ReaderFailed(f"milvus: no collection {self._name!r} at {self.uri} to read")
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _remove_lite(path: str, root: str) -> None:
+    release_lite(path)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _revision_of(stored_key: str) -> int:
+    return int(textcodec.unescape(stored_key).rsplit("#", 1)[1])
+
+
+def _score(distance: float) -> float:
+    """Milvus's COSINE distance is the similarity; a zero vector's NaN is no shared term (0)."""
+    value = float(distance)
+    return 0.0 if math.isnan(value) else value
