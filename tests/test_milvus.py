@@ -182,3 +182,20 @@ def test_milvus_uri_names_the_server_and_a_dead_one_is_a_clear_error(monkeypatch
     monkeypatch.setenv("MILVUS_URI", "http://127.0.0.1:9")  # discard: nothing answers
     with pytest.raises(BackendUnavailable, match=r"milvus: cannot open the Milvus server at http://127.0.0.1:9"):
         open_backend("milvus")
+
+
+@pytest.mark.parametrize("options", ["", ":tenant_mode=partition_key,revision=flag"])
+def test_compare_on_both_seed_fixtures_is_the_references(options: str) -> None:
+    """The issue's first check: ``compare`` exits 0 only when every filtered strategy agrees with the reference and
+    none leaks; here on the freshness lab and the 40-dataset corpus, in both tenant modes."""
+    pytest.importorskip("milvus_lite")
+    from typer.testing import CliRunner
+
+    from filterproof.cli import app
+    from filterproof.fixtures import shipped
+
+    spec = f"milvus{options}"
+    result = CliRunner().invoke(app, ["compare", str(shipped("freshness-lab.json")), str(shipped("authorized-recall")),
+                                      "-b", spec])
+    assert result.exit_code == 0, result.output
+    assert spec in result.output

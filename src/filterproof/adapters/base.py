@@ -309,6 +309,17 @@ def search_many(
     return [adapter.search(vector, k, where) for vector, where in zip(vectors, wheres, strict=True)]
 
 
+def by_filter(wheres: Sequence[PolicyFilter | None]) -> list[tuple[PolicyFilter | None, list[int]]]:
+    """The rows of a batch grouped by filter, in first-seen order: one native query per group, with many vectors.
+    Rows share a filter when they share the principal, the date and the active map itself (by identity: a map
+    is compared by what it is, never by its possibly large contents)."""
+    groups: dict[object, tuple[PolicyFilter | None, list[int]]] = {}
+    for row, where in enumerate(wheres):
+        key = None if where is None else (where.principal, where.as_of, id(where.active))
+        groups.setdefault(key, (where, []))[1].append(row)
+    return list(groups.values())
+
+
 def optimize(adapter: Adapter) -> None:
     """Let an adapter that builds its index lazily build it now."""
     if isinstance(adapter, Optimizable):

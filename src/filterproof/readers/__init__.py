@@ -5,7 +5,7 @@ in other processes. ``open_reader`` and ``reader_spec`` ask an adapter for such 
 client (``adapters.base.SecondClient``); ``ChildReader`` opens one from its spec in a
 child process of ours (spawned, never forked: a fork of a process whose store runs
 native threads can hang) and asks it over a pipe. ``ReadOnly`` is the base of the
-built-in readers: every write raises.
+built-in readers: every write raises; ``StoreReader`` opens one on the writer's store.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from filterproof.adapters.base import Adapter, Hit, NoSecondClient, Reader, ReaderSpec, SecondClient
+from filterproof.errors import ReaderFailed
 from filterproof.policy import PolicyFilter
 from filterproof.readers.child import ChildReader, ReaderDied
 
-__all__ = ["ChildReader", "NoSecondClient", "OpensReaders", "ReadOnly", "ReaderDied", "open_reader", "reader_spec"]
+__all__ = ["ChildReader", "NoSecondClient", "OpensReaders", "ReadOnly", "ReaderDied", "StoreReader", "open_reader",
+           "reader_spec"]
 
 
 def _second(adapter: Adapter) -> SecondClient:
@@ -85,6 +87,35 @@ class ReadOnly:
 
     def optimize(self) -> None:
         """A reader builds nothing: the writer's ``optimize`` does."""
+
+
+class StoreReader(ReadOnly):
+    """A built-in reader: the writer's adapter class opened on the writer's location (its ``_reader_location``
+    options). Opening fails as the writer's would, or finds no table there (``_missing``); either is a
+    ``ReaderFailed`` naming the backend, so a child reader's failure says which store and why."""
+
+    backend: ClassVar[str]
+    """The writer's name, which each message starts with."""
+    opening_errors: ClassVar[tuple[type[Exception], ...]]
+    """What the writer's ``__init__`` raises on a store it cannot open (anything else is a bug, not caught)."""
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        try:
+            super().__init__(options)  # type: ignore[call-arg]  # the adapter class after this one in the MRO
+        except self.opening_errors as error:
+            raise ReaderFailed(f"{self.backend}: cannot open a reader{self._of(options)}: {error}") from error
+        missing = self._missing()
+        if missing:
+            self.close()
+            raise ReaderFailed(f"{self.backend}: no {missing} to read")
+
+    def _of(self, options: Mapping[str, Any]) -> str:
+        """Where, for the message (`` of PATH``); nothing where the location could hold a secret (a DSN)."""
+        return ""
+
+    def _missing(self) -> str | None:
+        """What is not there (``table 't' in /dir``), or None when the writer's table is."""
+        raise NotImplementedError
 
 
 def search_here(reader: Reader, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]

@@ -53,7 +53,6 @@ from filterproof.adapters.bridges.langchain_stores import ShimEmbeddings, _LangC
 from filterproof.adapters.bridges.options import MilvusBridgeOptions
 from filterproof.adapters.milvus import expr as mx
 from filterproof.adapters.milvus.limits import MAX_CAPACITY, MAX_LENGTH
-from filterproof.adapters.revisions import KeyCache
 from filterproof.policy import PolicyFilter
 
 PK, TEXT, VECTOR = "pk", "text", "vector"
@@ -70,7 +69,7 @@ METADATA_SCHEMA: dict[str, dict[str, Any]] = {  # langchain-milvus's metadata_sc
 """The engine adapter's field types (as langchain-milvus's ``metadata_schema`` would take them)."""
 
 
-class LangChainMilvusBridge(_LangChainBridge):
+class LangChainMilvusBridge(shared.LiteBridge, _LangChainBridge):
     """``langchain_milvus.Milvus`` on Milvus Lite in a temporary directory (COSINE, FLAT by default)."""
 
     name = "langchain-milvus"
@@ -82,13 +81,9 @@ class LangChainMilvusBridge(_LangChainBridge):
 
     def __init__(self, options: MilvusBridgeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
-        if self.options.path != "mmr":  # MMR keeps core's: it promises no recall
-            self.capabilities = shared.capabilities(self.options)
-        self._lite = shared.LiteDirectory()
-        self._keys_of = KeyCache(mx.text)
+        self._open_lite()
         self._alias: str | None = None
         self._client: MilvusClient | None = None
-        self._width = 0
         self.store: Milvus | None = None
 
     def _create(self, dim: int) -> None:
@@ -133,13 +128,8 @@ class LangChainMilvusBridge(_LangChainBridge):
     def _store_ids(self, ids: Sequence[str]) -> list[str]:
         return [shared.stored_id(i) for i in ids]
 
-    def _add(self, records: Sequence[Record]) -> None:
-        texts = shared.text_keys(self.keys, [r.vector for r in records])
-        try:
-            self.store.add_texts(texts, metadatas=[self._metadata(r) for r in records],
-                                 ids=self._store_ids([r.id for r in records]))
-        finally:
-            self.keys.forget(texts)
+    def _texts(self, records: Sequence[Record]) -> list[str]:
+        return shared.text_keys(self.keys, [r.vector for r in records])
 
     def _remove(self, ids: Sequence[str]) -> None:
         """``delete(expr=...)`` with every id escaped (not ``delete(ids=...)``: see the module)."""

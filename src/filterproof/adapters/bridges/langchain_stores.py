@@ -85,8 +85,12 @@ class _LangChainBridge(BridgeAdapter):
     def _cosine_of_relevance(self, relevance: float) -> float:
         raise NotImplementedError
 
+    def _texts(self, records: Sequence[Record]) -> list[str]:
+        """The text each record is added as: the key by which the shim embedding finds its vector."""
+        return [self.keys.key(r.vector, DOC_PREFIX, r.id) for r in records]
+
     def _add(self, records: Sequence[Record]) -> None:
-        texts = [self.keys.key(r.vector, DOC_PREFIX, r.id) for r in records]
+        texts = self._texts(records)
         try:
             self.store.add_texts(texts, metadatas=[self._metadata(r) for r in records],
                                  ids=self._store_ids([r.id for r in records]))

@@ -52,9 +52,9 @@ from filterproof.adapters.chroma.where import (
     TENANT,
     VALID_FROM,
     VALID_UNTIL,
-    date_int,
     group_slices,
 )
+from filterproof.adapters.datecodec import date_int
 from filterproof.adapters.revisions import active_keys
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
 

@@ -63,7 +63,6 @@ from filterproof.adapters.bridges.llamaindex_stores import _LlamaIndexBridge
 from filterproof.adapters.bridges.options import MilvusBridgeOptions
 from filterproof.adapters.chroma.where import NEVER
 from filterproof.adapters.milvus import expr as mx
-from filterproof.adapters.revisions import KeyCache
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
 
 NODE_ID = "id"
@@ -123,7 +122,7 @@ def compile_filters(where: PolicyFilter, keys: Sequence[str]) -> MetadataFilters
 # -- the bridge ----------------------------------------------------------------------------------------
 
 
-class LlamaIndexMilvusBridge(_LlamaIndexBridge):
+class LlamaIndexMilvusBridge(shared.LiteBridge, _LlamaIndexBridge):
     """LlamaIndex's ``MilvusVectorStore`` on Milvus Lite in a temporary directory (COSINE, FLAT by default)."""
 
     name = "llamaindex-milvus"
@@ -132,11 +131,7 @@ class LlamaIndexMilvusBridge(_LlamaIndexBridge):
 
     def __init__(self, options: MilvusBridgeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
-        if self.options.path != "mmr":  # MMR keeps core's: it promises no recall
-            self.capabilities = shared.capabilities(self.options)
-        self._lite = shared.LiteDirectory()
-        self._keys_of = KeyCache(mx.text)
-        self._width = 0
+        self._open_lite()
         self.store: MilvusVectorStore | None = None
 
     def _new_store(self, dim: int) -> MilvusVectorStore:

@@ -3,7 +3,7 @@
 Both bridges run their integration over Milvus Lite in a temporary directory of their
 own (one ``milvus.db`` inside a ``tempfile.mkdtemp``), removed on close or at exit:
 ``MilvusClient.close()`` leaves milvus-lite's in-process gRPC server running and the
-directory locked, so the directory is released first (``milvus.store.release_lite``).
+directory locked, so the directory is released first (``milvus.lite.LiteDirectory``).
 
 The stored encoding is the ``milvus`` engine backend's (``milvus.expr.stored_fields``:
 every string through ``expr.text``, so no control character, surrogate or lone
@@ -20,12 +20,8 @@ list, which Milvus Lite cannot read for an id holding a character ``repr`` write
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
-import weakref
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,28 +31,27 @@ from filterproof.adapters.bridges.core import DOC_PREFIX, KeyedVectors
 from filterproof.adapters.bridges.options import MilvusBridgeOptions
 from filterproof.adapters.milvus import expr as mx
 from filterproof.adapters.milvus.limits import refusal
-from filterproof.adapters.milvus.store import RECALL_TOLERANCE, release_lite
+from filterproof.adapters.milvus.lite import LiteDirectory
+from filterproof.adapters.milvus.store import RECALL_TOLERANCE
+from filterproof.adapters.revisions import KeyCache
 
 HNSW = {"M": 16, "efConstruction": 200}
 INDEX_TYPES = {"flat": "FLAT", "hnsw": "HNSW", "autoindex": "AUTOINDEX"}
 COLLECTION = "filterproof"
 
 
-class LiteDirectory:
-    """A Milvus Lite file in a temporary directory of its own: released and removed by ``remove()`` or at exit."""
+class LiteBridge:
+    """What both Milvus bridges keep beside their integration's store: a Lite directory, the stored keys, a width."""
 
-    def __init__(self) -> None:
-        self.root = tempfile.mkdtemp(prefix="filterproof-milvus-bridge-")
-        self.path = str(Path(self.root) / "milvus.db")
-        self._cleanup = weakref.finalize(self, _remove, self.path, self.root)
+    options: MilvusBridgeOptions
+    capabilities: Capabilities
 
-    def remove(self) -> None:
-        self._cleanup()
-
-
-def _remove(path: str, root: str) -> None:
-    release_lite(path)
-    shutil.rmtree(root, ignore_errors=True)
+    def _open_lite(self) -> None:
+        if self.options.path != "mmr":  # MMR keeps core's: it promises no recall
+            self.capabilities = capabilities(self.options)
+        self._lite = LiteDirectory(prefix="filterproof-milvus-bridge-")
+        self._keys_of = KeyCache(mx.text)
+        self._width = 0
 
 
 def capabilities(options: MilvusBridgeOptions) -> Capabilities:

@@ -33,8 +33,8 @@ from filterproof.adapters.chroma.where import (
     TENANT,
     VALID_FROM,
     VALID_UNTIL,
-    date_int,
 )
+from filterproof.adapters.datecodec import date_int
 from filterproof.adapters.revisions import active_keys
 from filterproof.errors import BackendUnavailable
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, matchable

@@ -55,7 +55,7 @@ import numpy as np
 from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import NotFoundError
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, by_filter
 from filterproof.adapters.chroma.limits import refusal
 from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
 from filterproof.adapters.chroma.where import (
@@ -282,11 +282,7 @@ class _ChromaStore(AdapterBase):
         n_results = min(k, self._size())
         if n_results <= 0:
             return results
-        groups: dict[object, tuple[PolicyFilter | None, list[int]]] = {}
-        for row, where in enumerate(wheres):
-            key = None if where is None else (where.principal, where.as_of, id(where.active))
-            groups.setdefault(key, (where, []))[1].append(row)
-        for where, rows in groups.values():
+        for where, rows in by_filter(wheres):
             natives = [None] if where is None else self.compile(where)
             for native in natives:
                 for chunk in batched(rows, self._batch):

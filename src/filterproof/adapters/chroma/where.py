@@ -48,6 +48,7 @@ from dataclasses import replace
 from datetime import date
 from typing import Any
 
+from filterproof.adapters.datecodec import OPEN_UNTIL, date_int
 from filterproof.adapters.raw import raw_json
 from filterproof.adapters.revisions import active_keys, logical_key, revision_key
 from filterproof.policy import (
@@ -69,8 +70,6 @@ CURRENT, LID = "fp_current", "fp_lid"
 POLICY_FIELDS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, CURRENT, LID)
 STORED_FIELDS = (*POLICY_FIELDS, RAW, PROBLEM)
 
-OPEN_UNTIL = 99_999_999
-"""valid_until of an open-ended document: after every YYYYMMDD date (9999-12-31 is 99991231)."""
 NEVER = "fp_never"
 """A key no document ever has: ``{NEVER: {"$eq": 1}}`` matches nothing, where Chroma refuses ``$in: []``."""
 MATCH_NOTHING: Where = {NEVER: {"$eq": 1}}
@@ -78,11 +77,6 @@ KEYS_PER_FILTER = 20_000
 """Most ``$in`` keys in one filter: well under SQLite's 32766 variables, room left for many groups."""
 GROUPS_PER_FILTER = 500
 """Most ``$contains`` clauses in one filter's ``$or``: half the depth at which SQLite refuses the expression."""
-
-
-def date_int(day: date) -> int:
-    """A date as a sortable integer YYYYMMDD (Chroma ranges are numeric only)."""
-    return day.year * 10_000 + day.month * 100 + day.day
 
 
 # -- stored metadata ------------------------------------------------------------

@@ -46,13 +46,12 @@ import pyarrow as pa
 from lancedb.index import Bitmap, BTree, IvfFlat, IvfHnswSq, IvfPq, LabelList
 
 from filterproof.adapters import textcodec
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter
 from filterproof.adapters.lancedb import where as lw
 from filterproof.adapters.lancedb.options import LanceDBOptions
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
-from filterproof.errors import ReaderFailed
 from filterproof.policy import ActiveRevisions, PolicyFilter
-from filterproof.readers import OpensReaders, ReadOnly
+from filterproof.readers import OpensReaders, StoreReader
 
 DEFAULT_TABLE = "filterproof"
 DELETE_BATCH = 1000
@@ -241,11 +240,7 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
             return results
         if self.options.index_scalar or self.options.index != "flat":
             self._build_indexes()
-        groups: dict[object, tuple[PolicyFilter | None, list[int]]] = {}
-        for row, where in enumerate(wheres):
-            key = None if where is None else (where.principal, where.as_of, id(where.active))
-            groups.setdefault(key, (where, []))[1].append(row)
-        for where, rows in groups.values():
+        for where, rows in by_filter(wheres):
             answer = self.query(np.asarray(vectors)[rows], k, where).to_arrow()
             which = answer.column("query_index").to_pylist() if "query_index" in answer.column_names else [0] * len(
                 answer)
@@ -268,18 +263,18 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         return None if self._table is None else {"path": str(self._root), "table": self._name}
 
 
-class LanceDBReader(ReadOnly, LanceDBAdapter):
+class LanceDBReader(StoreReader, LanceDBAdapter):
     """Another connection to the writer's directory and table: it searches and never writes or indexes."""
 
     name = "lancedb-reader"
+    backend = "lancedb"
+    opening_errors = (Exception,)  # lancedb raises what its Rust core raises (OSError, ValueError, RuntimeError)
 
-    def __init__(self, options: Mapping[str, Any]) -> None:
-        try:
-            super().__init__(options)
-        except Exception as error:
-            raise ReaderFailed(f"lancedb: cannot open a reader of {options.get('path')}: {error}") from error
-        if self._table is None:
-            raise ReaderFailed(f"lancedb: no table {self._name!r} in {self._root} to read")
+    def _of(self, options: Mapping[str, Any]) -> str:
+        return f" of {options.get('path')}"
+
+    def _missing(self) -> str | None:
+        return None if self._table is not None else f"table {self._name!r} in {self._root}"
 
     def _build_indexes(self) -> None:
         """The writer builds the indexes; the reader finds them when it sees the writer's version."""

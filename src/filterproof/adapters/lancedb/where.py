@@ -34,10 +34,11 @@ empty key list or group list compiles to ``FALSE``. Strings go through
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from filterproof.adapters import textcodec
+from filterproof.adapters.datecodec import OPEN_UNTIL, date_int
 from filterproof.adapters.raw import raw_json
 from filterproof.adapters.revisions import active_keys, logical_key, revision_key
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, parse_date
@@ -49,8 +50,6 @@ CURRENT, LID = "is_current", "logical_key"
 """``revision=flag`` only: the row is its tenant/logical_id's active revision (null in query mode and on
 malformed rows), and ``tenant/logical_id``, by which ``set_active_revisions`` rewrites the flags."""
 STORED_COLUMNS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, PROBLEM, METADATA, CURRENT, LID)
-OPEN_UNTIL = 99_999_999
-"""valid_until of an open-ended document: after every YYYYMMDD date (9999-12-31 is 99991231)."""
 NOTHING = "FALSE"
 
 
@@ -62,12 +61,6 @@ def text(value: str) -> str:
 def literal(value: str) -> str:
     """A SQL string literal that holds ``value`` exactly, whatever it contains."""
     return "'" + text(value).replace("'", "''") + "'"
-
-
-def date_int(day: date) -> int:
-    if not isinstance(day, date) or isinstance(day, datetime):
-        raise TypeError(f"expected a date, got {day!r}")
-    return day.year * 10_000 + day.month * 100 + day.day
 
 
 def stored_columns(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | None = None) -> dict[str, Any]:

@@ -42,10 +42,11 @@ when it comes first (``bench/repro/milvus_evaluator_cost.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from filterproof.adapters import textcodec
+from filterproof.adapters.datecodec import OPEN_UNTIL, date_int
 from filterproof.adapters.milvus.limits import MAX_LENGTH
 from filterproof.adapters.raw import raw_json
 from filterproof.adapters.revisions import active_keys, logical_key, revision_key
@@ -59,8 +60,6 @@ CURRENT, LID = "is_current", "logical_key"
 TEXT_FIELDS = (TENANT, STATUS, KEY, PROBLEM, METADATA, LID)
 INT_FIELDS = (VALID_FROM, VALID_UNTIL)
 STORED_FIELDS = (*TEXT_FIELDS, *INT_FIELDS, GROUPS, CURRENT)
-OPEN_UNTIL = 99_999_999
-"""valid_until of an open-ended document: after every YYYYMMDD date (9999-12-31 is 99991231)."""
 NOTHING = "false"
 METADATA_KEPT = MAX_LENGTH - 1_000
 """Characters of the JSON metadata kept (ASCII: one byte each), under the VARCHAR limit."""
@@ -79,12 +78,6 @@ def quoted(stored: str) -> str:
 def literal(value: str) -> str:
     """A Milvus string literal that compares equal to ``text(value)``, whatever ``value`` holds."""
     return quoted(text(value))
-
-
-def date_int(day: date) -> int:
-    if not isinstance(day, date) or isinstance(day, datetime):
-        raise TypeError(f"expected a date, got {day!r}")
-    return day.year * 10_000 + day.month * 100 + day.day
 
 
 def stored_fields(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | None = None) -> dict[str, Any]:

@@ -3,15 +3,11 @@
 Where the store is: ``uri`` or ``$MILVUS_URI`` (``token`` / ``$MILVUS_TOKEN``) for a server
 (``http://host:19530``) or a Milvus Lite file (``*.db``, kept); otherwise Milvus Lite in a
 temporary directory, removed by ``close()``. Milvus Lite (milvus-lite 3.x) is a Python
-reimplementation serving gRPC from a thread of this process: ``MilvusClient.close()``
-leaves that server running and its directory locked until the process exits
-(milvus-lite#227), so ``close()`` also releases it. Each adapter works in a collection of
-its own (``fp_<random>``, dropped on close) unless ``collection`` names one.
+reimplementation serving gRPC from a thread of this process, which ``close()`` releases
+(``lite``). Each adapter works in a collection of its own (``fp_<random>``, dropped on
+close) unless ``collection`` names one, shaped as ``collection`` says.
 
-The collection: ``id`` (VARCHAR primary key), ``vector`` (FLOAT_VECTOR) and the typed
-policy fields of ``expr.STORED_FIELDS``; ``tenant_mode=partition_key`` makes ``tenant``
-the partition key. No dynamic field: a typo in a field name is an error, not a filter on
-a missing key. Writes are ``upsert`` (a re-upsert replaces the row); ``update_metadata``
+Writes are ``upsert`` (a re-upsert replaces the row); ``update_metadata``
 and the flag rewrites of ``revision=flag`` read the row back (vector included) and
 upsert it whole. Ids reach Milvus only through ``expr.id_filter``: pymilvus's
 ``ids=`` quotes text ids without escaping them (``bench/repro/milvus_ids.py``).
@@ -32,28 +28,26 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import shutil
-import tempfile
 import time
 import uuid
-import weakref
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pymilvus import DataType, MilvusClient, MilvusException
+from pymilvus import MilvusClient, MilvusException
 
 from filterproof.adapters import textcodec
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter
 from filterproof.adapters.milvus import expr as mx
-from filterproof.adapters.milvus.limits import MAX_CAPACITY, MAX_LENGTH, refusal
+from filterproof.adapters.milvus.collection import index_params, schema, search_params
+from filterproof.adapters.milvus.limits import refusal
+from filterproof.adapters.milvus.lite import LiteDirectory, is_lite, lite_url, release_lite
 from filterproof.adapters.milvus.options import BOUNDED_STALENESS_S, TOKEN_ENV, URI_ENV, MilvusOptions
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key
-from filterproof.errors import BackendUnavailable, ReaderFailed
+from filterproof.errors import BackendUnavailable
 from filterproof.policy import ActiveRevisions, PolicyFilter
-from filterproof.readers import OpensReaders, ReadOnly
+from filterproof.readers import OpensReaders, StoreReader
 
 BATCH = 500
 """Rows per upsert call (a row may carry 64 KB of metadata; a gRPC message is bounded)."""
@@ -61,8 +55,6 @@ ID_BATCH = 1_000
 SERVER_TOPK = 16_384
 """A Milvus server's largest ``limit`` (``quotaAndLimits.limits.topK``); Milvus Lite has none."""
 RECALL_TOLERANCE = 0.02
-INDEX_TYPES = {"flat": "FLAT", "hnsw": "HNSW", "hnsw_sq": "HNSW_SQ", "ivf_flat": "IVF_FLAT",
-               "ivf_sq8": "IVF_SQ8", "autoindex": "AUTOINDEX"}
 STALENESS = {"Strong": 0.0, "Bounded": BOUNDED_STALENESS_S, "Session": None, "Eventually": None}
 
 
@@ -71,63 +63,6 @@ def capabilities_of(options: MilvusOptions, persistent: bool) -> Capabilities:
     return Capabilities(native_filter=True, exact=exact, persistent=persistent, lifecycle=True,
                         recall_tolerance=0.0 if exact else RECALL_TOLERANCE,
                         staleness_bound_s=STALENESS[options.consistency_level])
-
-
-def is_lite(uri: str) -> bool:
-    return uri.endswith(".db")
-
-
-def lite_url(path: str) -> str:
-    """The ``http://127.0.0.1:port`` of the Milvus Lite server this process runs for ``path`` (started if not)."""
-    from milvus_lite.server_manager import server_manager_instance
-
-    url = server_manager_instance.start_and_get_uri(path)
-    if url is None:
-        raise BackendUnavailable(f"milvus: Milvus Lite could not open {path} (another process may hold it)")
-    return str(url)
-
-
-def release_lite(path: str) -> None:
-    """Stop this process's Milvus Lite server for ``path``: ``MilvusClient.close()`` leaves it running, locked."""
-    with contextlib.suppress(ImportError):
-        from milvus_lite.server_manager import server_manager_instance
-
-        server_manager_instance.release_server(path)
-
-
-def schema(client: MilvusClient, dim: int, options: MilvusOptions) -> Any:
-    fields = client.create_schema(auto_id=False, enable_dynamic_field=False)
-    fields.add_field(mx.ID, DataType.VARCHAR, is_primary=True, max_length=MAX_LENGTH)
-    fields.add_field(mx.VECTOR, DataType.FLOAT_VECTOR, dim=dim)
-    for name in mx.TEXT_FIELDS:
-        fields.add_field(name, DataType.VARCHAR, max_length=MAX_LENGTH,
-                         is_partition_key=name == mx.TENANT and options.tenant_mode == "partition_key")
-    for name in mx.INT_FIELDS:
-        fields.add_field(name, DataType.INT64)
-    fields.add_field(mx.GROUPS, DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=MAX_CAPACITY,
-                     max_length=MAX_LENGTH)
-    fields.add_field(mx.CURRENT, DataType.BOOL)
-    return fields
-
-
-def index_params(client: MilvusClient, options: MilvusOptions) -> Any:
-    params: dict[str, Any] = {}
-    if options.index in ("hnsw", "hnsw_sq"):
-        params = {"M": options.m, "efConstruction": options.ef_construction}
-    elif options.index.startswith("ivf"):
-        params = {"nlist": options.nlist}
-    prepared = client.prepare_index_params()
-    prepared.add_index(mx.VECTOR, index_type=INDEX_TYPES[options.index], metric_type="COSINE", params=params)
-    return prepared
-
-
-def search_params(options: MilvusOptions) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    if options.ef is not None:
-        params["ef"] = options.ef
-    if options.nprobe is not None:
-        params["nprobe"] = options.nprobe
-    return {"metric_type": "COSINE", "params": params}
 
 
 class MilvusAdapter(OpensReaders, AdapterBase):
@@ -139,7 +74,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         super().__init__(options)
         opts = self.options
         self._lite_path: str | None = None
-        self._cleanup: weakref.finalize[Any, Any] | None = None
+        self._temporary: LiteDirectory | None = None
         self._stack = contextlib.ExitStack()
         self.uri = opts.uri or os.environ.get(URI_ENV) or ""
         if not self.uri and opts.server == "docker":
@@ -147,9 +82,8 @@ class MilvusAdapter(OpensReaders, AdapterBase):
 
             self.uri = self._stack.enter_context(MilvusService().provide()).url
         if not self.uri:  # Milvus Lite in a temporary directory: released and removed by close(), or at exit
-            root = tempfile.mkdtemp(prefix="filterproof-milvus-")
-            self.uri = str(Path(root) / "milvus.db")
-            self._cleanup = weakref.finalize(self, _remove_lite, self.uri, root)
+            self._temporary = LiteDirectory()
+            self.uri = self._temporary.path
         if is_lite(self.uri):
             self._lite_path = os.path.abspath(self.uri)
         try:
@@ -159,7 +93,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
             raise
         self._name = opts.collection or f"fp_{uuid.uuid4().hex[:12]}"
         self._drop_on_close = not opts.collection
-        self.capabilities = capabilities_of(opts, persistent=bool(opts.collection) and self._cleanup is None)
+        self.capabilities = capabilities_of(opts, persistent=bool(opts.collection) and self._temporary is None)
         self._dim = self._existing_dim()
         self._keys = KeyCache(mx.text)
         self._refused = Refusals()
@@ -306,11 +240,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
             return results
         rows = [self._query_vector(v) for v in vectors]
         limit = k if self._topk is None else min(k, self._topk)
-        groups: dict[object, tuple[PolicyFilter | None, list[int]]] = {}
-        for row, where in enumerate(wheres):
-            key = None if where is None else (where.principal, where.as_of, id(where.active))
-            groups.setdefault(key, (where, []))[1].append(row)
-        for where, members in groups.values():
+        for where, members in by_filter(wheres):
             expr = "" if where is None else self.compile(where)
             if expr == mx.NOTHING:
                 continue
@@ -335,8 +265,8 @@ class MilvusAdapter(OpensReaders, AdapterBase):
                     self.client.drop_collection(self._name)
         finally:
             self.client.close()
-            if self._cleanup is not None:
-                self._cleanup()
+            if self._temporary is not None:
+                self._temporary.remove()
             elif self._lite_path:
                 release_lite(self._lite_path)
             self._stack.close()
@@ -352,27 +282,18 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         return {"uri": uri, "collection": self._name}
 
 
-class MilvusReader(ReadOnly, MilvusAdapter):
+class MilvusReader(StoreReader, MilvusAdapter):
     """Another client of the writer's server (for Milvus Lite, of its gRPC thread): it searches, never writes."""
 
     name = "milvus-reader"
+    backend = "milvus"
+    opening_errors = (BackendUnavailable,)
 
-    def __init__(self, options: Mapping[str, Any]) -> None:
-        try:
-            super().__init__(options)
-        except BackendUnavailable as error:
-            raise ReaderFailed(f"milvus: cannot open a reader: {error}") from error
-        if not self._dim:
-            self.client.close()
-            raise ReaderFailed(f"milvus: no collection {self._name!r} at {self.uri} to read")
+    def _missing(self) -> str | None:
+        return None if self._dim else f"collection {self._name!r} at {self.uri}"
 
     def close(self) -> None:
         self.client.close()
-
-
-def _remove_lite(path: str, root: str) -> None:
-    release_lite(path)
-    shutil.rmtree(root, ignore_errors=True)
 
 
 def _revision_of(stored_key: str) -> int:

@@ -47,9 +47,9 @@ from filterproof.adapters.pgvector.limits import refusal
 from filterproof.adapters.pgvector.options import ROWS_PER_LIST, PgvectorOptions
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
-from filterproof.errors import BackendUnavailable, ReaderFailed
+from filterproof.errors import BackendUnavailable
 from filterproof.policy import ActiveRevisions, PolicyFilter
-from filterproof.readers import OpensReaders, ReadOnly
+from filterproof.readers import OpensReaders, StoreReader
 
 MIN_PGVECTOR = (0, 8, 0)
 """Iterative index scans (``hnsw.iterative_scan``) arrived in pgvector 0.8.0."""
@@ -349,19 +349,15 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         return {"dsn": self.dsn, "table": self._table} if self._dim else None
 
 
-class PgvectorReader(ReadOnly, PgvectorAdapter):
+class PgvectorReader(StoreReader, PgvectorAdapter):
     """Another connection to the writer's server and table: it searches, and never writes, analyzes or indexes."""
 
     name = "pgvector-reader"
+    backend = "pgvector"
+    opening_errors = (BackendUnavailable,)
 
-    def __init__(self, options: Mapping[str, Any]) -> None:
-        try:
-            super().__init__(options)
-        except BackendUnavailable as error:
-            raise ReaderFailed(f"pgvector: cannot open a reader: {error}") from error
-        if not self._dim:
-            self._stack.close()
-            raise ReaderFailed(f"pgvector: no table {self._table!r} on the server to read")
+    def _missing(self) -> str | None:
+        return None if self._dim else f"table {self._table!r} on the server"
 
     def _before_search(self) -> None:
         """The writer analyzes and builds the index; the reader uses what it finds."""
