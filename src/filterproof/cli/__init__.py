@@ -1,5 +1,5 @@
-"""The ``filterproof`` command line: compare, sweep, generate, matrix, freshness, check, backends, new-adapter,
-version."""
+"""The ``filterproof`` command line: compare, sweep, generate, matrix, fuzz, freshness, check, backends,
+new-adapter, version."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from filterproof.cli.compare import compare_command
 from filterproof.cli.freshness import freshness_command
 from filterproof.cli.new_adapter import register as register_new_adapter
 from filterproof.cli.sweep import generate_command, sweep_command
+from filterproof.fuzz.command import register as register_fuzz
 from filterproof.matrix.commands import register as register_matrix
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -33,6 +34,7 @@ app.command("generate")(generate_command)
 app.command("freshness")(freshness_command)
 register_new_adapter(app)
 register_matrix(app)
+register_fuzz(app)
 
 
 @app.command()

@@ -1,0 +1,83 @@
+"""A finding as a standalone script that uses the engines' own clients only, and as JSON to replay.
+
+The script loads the shrunk world into each target's store (the target's ``script``
+part), asks the native filters exactly as the fuzzer rendered them, prints every
+answer and checks the oracle's relation: exit 1 when the bug reproduces, 0 when it
+does not (fixed, or another version).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from filterproof.fuzz import lang
+from filterproof.fuzz.oracles import DESCRIPTIONS
+from filterproof.fuzz.run import Finding
+from filterproof.fuzz.target import Target
+
+FINDING_SCHEMA = "filterproof/fuzz-finding-1"
+
+
+def script(finding: Finding, targets: list[Target]) -> str:
+    parts = [t.script(finding.docs) for t in targets]
+    versions = {k: v for t in targets for k, v in t.versions().items()}
+    imports = sorted({line for p in parts for line in p.imports.splitlines() if line.strip()})
+    asks = []
+    for ask in finding.relation.asks:
+        target = targets[ask.target]
+        asks.append(f"    {ask.label!r}: {parts[ask.target].ask}({target.render(ask.expr)}, {ask.via!r}, "
+                    f"{ask.indexed!r}),")
+    header = [
+        f'"""filterproof fuzz finding: {finding.oracle} on {" and ".join(finding.targets)}.',
+        "",
+        f"{DESCRIPTIONS[finding.oracle]}",
+        f"Filter: {lang.show(finding.expr)}",
+        f"Versions: {', '.join(f'{k} {v}' for k, v in versions.items())}",
+        f"Found by `filterproof fuzz --seed {finding.seed}` (case {finding.case}), shrunk from "
+        f"{finding.shrunk_from[0]} documents and {finding.shrunk_from[1]} filter nodes.",
+        "Exit status 1: the relation is violated (the bug reproduces); 0: it holds.",
+        '"""',
+    ]
+    body = [
+        "import sys", *imports, "",
+        f"DOCS = {finding.docs!r}", "ALL = set(DOCS)",
+        f"EXPECTED = {set(finding.relation.expected) or set()!r}",
+        f"DEFINED = {set(finding.relation.defined) or set()!r}", "",
+        *[p.setup for p in parts], "",
+        "answers = {", *asks, "}",
+        "for label, ids in answers.items():",
+        "    print(f'{label}: {sorted(ids)}')",
+        f"holds = {finding.relation.python}",
+        f"print('holds' if holds else 'VIOLATED: {finding.oracle}')",
+        "sys.exit(0 if holds else 1)",
+    ]
+    return "\n".join(header + body) + "\n"
+
+
+def to_json(finding: Finding, versions: dict[str, str]) -> dict[str, Any]:
+    return {
+        "schema": FINDING_SCHEMA, "targets": list(finding.targets), "oracle": finding.oracle,
+        "signature": finding.signature, "filter": lang.to_json(finding.expr), "shown": lang.show(finding.expr),
+        "docs": _docs_json(finding.docs), "answers": finding.answers, "error": finding.error,
+        "seed": finding.seed, "case": finding.case, "spellings": list(finding.spellings),
+        "shrunk_from": list(finding.shrunk_from),
+        "versions": versions, "reproducer": finding.reproducer,
+    }
+
+
+def _docs_json(docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    return {i: {k: lang.value_to_json(v) if isinstance(v, date) else v for k, v in d.items()} for i, d in docs.items()}
+
+
+def write(finding: Finding, targets: list[Target], directory: Path, number: int) -> Path:
+    """``finding-N.py`` (the reproducer) and ``finding-N.json`` (for ``--replay``) in ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"finding-{number}.py"
+    path.write_text(script(finding, targets))
+    finding.reproducer = str(path)
+    versions = {k: v for t in targets for k, v in t.versions().items()}
+    (directory / f"finding-{number}.json").write_text(json.dumps(to_json(finding, versions), indent=1) + "\n")
+    return path

@@ -1,0 +1,114 @@
+"""A fuzz target: one engine's own filter language over one store, and a standalone script that does the same.
+
+A target renders a neutral filter (``lang``) into the engine's native filter as
+*Python source* (``render``: ``models.Filter(must=[...])``, a ``where`` dict, an SQL
+or Milvus expression string), so that the same text is what the fuzzer evaluates and
+what the reproducer prints. A language with no faithful form for a condition raises
+``Unsupported`` with the reason (the case is skipped and counted). ``load`` writes a
+world of raw documents (``{id: payload}``, no policy encoding); ``ask`` returns the ids
+a native filter selects, through one of the target's ``vias`` (a filtered search with
+k = the collection size, a filtered scroll, a filtered count...), with the payload
+indexes built or not (``indexed``).
+
+``script`` writes the reproducer's part for this engine: imports, the setup that loads
+``DOCS`` into the store, and a function ``ask_<slug>(native, via)``; it uses the
+engine's client alone (no filterproof import).
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any, ClassVar
+
+from filterproof.fuzz.generate import Allows
+from filterproof.fuzz.lang import Expr
+
+Docs = Mapping[str, Mapping[str, Any]]
+
+
+class Unsupported(Exception):
+    """The engine's filter language has no faithful form for this condition (the reason is the message)."""
+
+
+@dataclass(frozen=True)
+class Script:
+    """A target's part of a reproducer."""
+
+    imports: str
+    setup: str
+    """Statements that load ``DOCS`` (a dict of id -> payload, defined before) into a fresh store."""
+    ask: str
+    """The name of the function ``(native, via) -> set of ids`` the setup defines."""
+
+
+class Target(ABC):
+    name: ClassVar[str]
+    packages: ClassVar[tuple[str, ...]]
+    """The distributions whose versions a finding records."""
+    allows: ClassVar[Allows] = Allows()
+    two_valued: ClassVar[bool] = True
+    """NOT is the complement (Qdrant's ``must_not``): P and NOT P together select every document. False for SQL's
+    and Milvus's three-valued logic, where a condition on a null is neither."""
+    vias: ClassVar[tuple[str, ...]] = ("search",)
+    indexable: ClassVar[bool] = False
+    """The target keeps a second copy of the world with payload indexes on every field (``ask(..., indexed=True)``):
+    results must not change."""
+    spellings: ClassVar[int] = 1
+    """Ways ``render`` can write one filter (``spelling``: 0 the plain one). Each case picks one at random."""
+    equivalent: ClassVar[tuple[int, ...]] = ()
+    """The spellings the engine documents as the same filter as spelling 0 (the ``spelling`` oracle)."""
+
+    @property
+    def slug(self) -> str:
+        return re.sub(r"\W", "_", self.name)
+
+    def versions(self) -> dict[str, str]:
+        found = {}
+        for package in self.packages:
+            try:
+                found[package] = version(package)
+            except PackageNotFoundError:
+                found[package] = "not installed"
+        return found
+
+    @abstractmethod
+    def render(self, expr: Expr, spelling: int = 0) -> str:
+        """The native filter as Python source (evaluated with ``namespace``); ``Unsupported`` when it has none."""
+
+    def namespace(self) -> dict[str, Any]:
+        """The names ``render``'s source uses (``models``, ``qe``...)."""
+        return {}
+
+    def native(self, source: str) -> Any:
+        return eval(source, self.namespace())  # our own renderer's text, never input
+
+    def world(self, docs: Docs) -> None:
+        """``load`` the documents and forget the answers of the last world."""
+        self._answers: dict[tuple[str, str, bool], set[str]] = {}
+        self.load(docs)
+
+    def answer(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
+        """``ask``, once per native filter and world: every oracle asks P, most ask NOT P."""
+        key = (source, via, indexed)
+        if key not in self._answers:
+            self._answers[key] = self.ask(source, via, indexed)
+        return self._answers[key]
+
+    @abstractmethod
+    def load(self, docs: Docs) -> None:
+        """A fresh store holding exactly ``docs`` (replacing what the last ``load`` wrote), no payload index."""
+
+    @abstractmethod
+    def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
+        """The ids the native filter selects among the loaded documents."""
+
+    @abstractmethod
+    def script(self, docs: Docs) -> Script:
+        """The reproducer's part: the same store, loaded with ``docs``, asked through the engine's client."""
+
+    def close(self) -> None:  # noqa: B027  # a target with nothing to release keeps this
+        """Release the store."""

@@ -1,0 +1,35 @@
+"""The built-in fuzz targets by name (each imported on first use, so an engine not installed costs nothing)."""
+
+from __future__ import annotations
+
+import importlib
+
+from filterproof.fuzz.target import Target
+
+TARGETS = {
+    "qdrant-local": "filterproof.fuzz.targets.qdrant:QdrantLocal",
+    "qdrant-edge": "filterproof.fuzz.targets.qdrant:QdrantEdge",
+}
+FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant"}
+"""Targets of one filter language, which the fuzzer pairs for the differential oracle."""
+
+
+def installed() -> list[str]:
+    """The built-in targets whose engine imports here."""
+    found = []
+    for name, where in TARGETS.items():
+        try:
+            importlib.import_module(where.partition(":")[0])
+            open_target(name).namespace()
+        except ImportError:
+            continue
+        found.append(name)
+    return found
+
+
+def open_target(name: str) -> Target:
+    if name not in TARGETS:
+        raise KeyError(f"unknown fuzz target {name!r}; the built-in ones: {', '.join(TARGETS)}")
+    module, _, attribute = TARGETS[name].partition(":")
+    target: Target = getattr(importlib.import_module(module), attribute)()
+    return target
