@@ -67,6 +67,8 @@ class Allows:
 
     nulls: bool = True
     """An explicit null (else the key is left out)."""
+    absent: bool = True
+    """A key left out (else an explicit null: a typed column cannot tell the two apart)."""
     lists: bool = True
     empty_lists: bool = True
     null_in_lists: bool = True
@@ -77,7 +79,7 @@ class Allows:
     fields: tuple[str, ...] = tuple(f.name for f in FIELDS)
 
     def __and__(self, other: Allows) -> Allows:
-        return Allows(self.nulls and other.nulls, self.lists and other.lists,
+        return Allows(self.nulls and other.nulls, self.absent and other.absent, self.lists and other.lists,
                       self.empty_lists and other.empty_lists, self.null_in_lists and other.null_in_lists,
                       self.mixed and other.mixed, self.nul and other.nul,
                       tuple(f for f in self.fields if f in other.fields))
@@ -101,9 +103,9 @@ class Generator:
         doc: dict[str, Any] = {}
         for field in self.fields:
             roll = self.rng.random()
-            if roll < 0.15:
-                continue
-            if roll < 0.25 and self.allows.nulls:
+            if roll < 0.25 and (self.allows.absent or self.allows.nulls):
+                if roll < 0.15 and self.allows.absent or not self.allows.nulls:
+                    continue
                 doc[field.name] = None
                 continue
             value = self.value(field)
