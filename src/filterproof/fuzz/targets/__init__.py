@@ -7,6 +7,7 @@ import importlib
 from filterproof.fuzz.target import Target
 
 TARGETS = {
+    "reference": "filterproof.fuzz.targets.reference:ReferenceTarget",
     "qdrant-local": "filterproof.fuzz.targets.qdrant:QdrantLocal",
     "qdrant-edge": "filterproof.fuzz.targets.qdrant:QdrantEdge",
 }
@@ -28,6 +29,14 @@ def installed() -> list[str]:
 
 
 def open_target(name: str) -> Target:
+    """A target by name; ``reference:defect=NAME`` is the reference with one seeded defect (``reference.DEFECTS``)."""
+    if name.startswith("reference:defect="):
+        from filterproof.fuzz.targets.reference import DEFECTS
+
+        defect = name.split("=", 1)[1]
+        if defect not in DEFECTS:
+            raise KeyError(f"unknown defect {defect!r}; the seeded ones: {', '.join(DEFECTS)}")
+        return DEFECTS[defect]()
     if name not in TARGETS:
         raise KeyError(f"unknown fuzz target {name!r}; the built-in ones: {', '.join(TARGETS)}")
     module, _, attribute = TARGETS[name].partition(":")

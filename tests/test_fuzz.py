@@ -1,0 +1,108 @@
+"""The fuzzer itself: its language and evaluator, no finding on a correct engine, each seeded defect found by the
+oracle it is for, shrunk to a world of one or two documents, written as a reproducer that runs alone, replayed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from filterproof.cli import app
+from filterproof.fuzz import lang, semantics
+from filterproof.fuzz.generate import Allows, Generator
+from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.fuzz.run import fuzz
+from filterproof.fuzz.targets import open_target
+from filterproof.fuzz.targets.reference import DEFECT_NAMES
+
+FOUND_BY = {"IsEmptyIgnored": {"reference"}, "NinSelectsAll": {"reference"}, "EmptyInSelectsAll": {"reference"},
+            "IndexDropsNegatives": {"index"}, "ScrollSkipsLast": {"paths"},
+            "AndReadsTwo": {"reorder", "conjunct", "de_morgan"}, "NotOfOrDistributes": {"de_morgan", "partition",
+                                                                                        "double_negation"}}
+"""The oracles that may catch each seeded defect (the first finding must come from one of them)."""
+
+
+def test_every_generated_filter_and_value_goes_to_json_and_back() -> None:
+    generator = Generator(7, Allows())
+    generator.world(8)
+    for _ in range(300):
+        expr = generator.filter()
+        assert lang.from_json(json.loads(json.dumps(lang.to_json(expr)))) == expr
+
+
+def test_unknown_operators_and_misshapen_values_raise() -> None:
+    with pytest.raises(ValueError, match="unknown operator"):
+        Cond("like", "s", "a%")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="takes a tuple"):
+        Cond("in", "s", ["a"])
+    with pytest.raises(TypeError, match="takes no value"):
+        Cond("is_null", "s", 1)
+
+
+@pytest.mark.parametrize(("expr", "doc", "truth"), [
+    (Cond("eq", "s", "a"), {"s": "a"}, True),
+    (Cond("eq", "s", "a"), {}, None),  # missing: unknown
+    (Cond("ne", "s", "a"), {"s": None}, None),  # null: unknown, not "not equal"
+    (Cond("eq", "n", 1), {"n": True}, None),  # a bool is no integer
+    (Cond("eq", "tags", "a"), {"tags": ["a"]}, None),  # a scalar test of a list: engines differ
+    (Cond("contains", "tags", "a"), {"tags": ["a", None]}, True),
+    (Cond("contains_any", "tags", ()), {"tags": ["a"]}, False),
+    (Cond("in", "s", ()), {"s": "a"}, False),
+    (Cond("gt", "d", date(2026, 1, 1)), {"d": "2026-09-08"}, True),
+    (Cond("lte", "n", 2**53), {"n": 2**53 + 1}, None),  # past 2^53: engines compare doubles
+    (Cond("is_empty", "tags", None), {"tags": []}, True),
+    (Cond("is_null", "tags", None), {"tags": [None]}, None),  # Qdrant reads [null] as null
+    (Cond("exists", "s", None), {"s": None}, False),
+    (Not(Cond("eq", "s", "a")), {}, None),
+    (And((Cond("eq", "s", "a"), Cond("eq", "t", "b"))), {"s": "b"}, False),  # false AND unknown is false
+    (Or((Cond("eq", "s", "a"), Cond("eq", "t", "b"))), {"s": "a"}, True),  # true OR unknown is true
+    (And(()), {}, True),
+    (Or(()), {}, False),
+])
+def test_the_neutral_evaluator_in_three_valued_logic(expr: lang.Expr, doc: dict[str, object],
+                                                      truth: bool | None) -> None:
+    assert semantics.truth(expr, doc) is truth
+
+
+def test_a_correct_engine_makes_no_finding() -> None:
+    outcome = fuzz([open_target("reference")], seed=3, budget_s=60, max_cases=500)
+    assert outcome.cases == 500 and not outcome.findings, [f.describe() for f in outcome.findings]
+    judged = {key.split(" ", 1)[1] for key in outcome.checked}
+    assert judged == {"partition", "double_negation", "de_morgan", "reorder", "conjunct", "paths", "index",
+                      "reference"}
+
+
+@pytest.mark.parametrize("defect", DEFECT_NAMES)
+def test_each_seeded_defect_is_found_shrunk_and_reproduced(defect: str, tmp_path: Path) -> None:
+    name = f"reference:defect={defect}"
+    result = CliRunner().invoke(app, ["fuzz", "-b", name, "--cases", "1500", "--budget", "60s", "--seed", "1",
+                                      "--out", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    first = json.loads((tmp_path / "finding-1.json").read_text())
+    assert first["oracle"] in FOUND_BY[defect], first
+    assert len(first["docs"]) <= 2, first["docs"]
+    script = subprocess.run([sys.executable, str(tmp_path / "finding-1.py")], capture_output=True, text=True,
+                            timeout=60)
+    assert script.returncode == 1 and "VIOLATED" in script.stdout, script.stdout + script.stderr
+    again = CliRunner().invoke(app, ["fuzz", "--replay", str(tmp_path / "finding-1.json")])
+    assert again.exit_code == 1 and "FAILS" in again.output, again.output
+
+
+def test_the_fixed_engine_holds_on_a_replayed_finding(tmp_path: Path) -> None:
+    CliRunner().invoke(app, ["fuzz", "-b", "reference:defect=NinSelectsAll", "--cases", "300", "--out",
+                             str(tmp_path)])
+    finding = json.loads((tmp_path / "finding-1.json").read_text())
+    finding["targets"] = ["reference"]  # the same world and filter on the engine without the defect
+    (tmp_path / "fixed.json").write_text(json.dumps(finding))
+    result = CliRunner().invoke(app, ["fuzz", "--replay", str(tmp_path / "fixed.json")])
+    assert result.exit_code == 0 and "does not reproduce" in result.output, result.output
+
+
+def test_an_unknown_target_is_a_usage_error() -> None:
+    result = CliRunner().invoke(app, ["fuzz", "-b", "nosuch"])
+    assert result.exit_code == 2 and "unknown fuzz target 'nosuch'" in result.output
