@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from filterproof.cli.common import EXIT_USAGE, console
 
@@ -62,7 +63,7 @@ def fuzz_command(
         written = report.write(outcome, targets, out)
     for target in targets:
         target.close()
-    console.print(report.summary(outcome, targets, written))
+    console.print(Text(report.summary(outcome, targets, written)))  # no markup: signatures hold brackets
     if json_out is not None:
         json_out.write_text(json.dumps(report.to_json(outcome, targets, written), indent=1) + "\n")
     if outcome.stopped is not None:

@@ -104,7 +104,7 @@ class Generator:
         for field in self.fields:
             roll = self.rng.random()
             if roll < 0.25 and (self.allows.absent or self.allows.nulls):
-                if roll < 0.15 and self.allows.absent or not self.allows.nulls:
+                if (roll < 0.15 and self.allows.absent) or not self.allows.nulls:
                     continue
                 doc[field.name] = None
                 continue

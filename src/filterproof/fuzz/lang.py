@@ -88,17 +88,21 @@ def size(expr: Expr) -> int:
     return sum(1 for _ in nodes(expr))
 
 
-def shape(expr: Expr) -> str:
-    """The operators of the tree without keys or values: a finding's signature (``not(and(eq,is_null))``)."""
+def shape(expr: Expr, kinds: bool = False) -> str:
+    """The operators of the tree without keys or values: a finding's signature (``not(and(eq,is_null))``);
+    ``kinds``: with the kind of each value (``ne<bool>``), which tells a bool's bug from a null's."""
     match expr:
-        case Cond(op):
-            return op
+        case Cond(op, _, value):
+            if not kinds or op in UNARY_OPS:
+                return op
+            values = value if isinstance(value, tuple) else (value,)
+            return f"{op}<{','.join(sorted({type(v).__name__ for v in values})) or 'empty'}>"
         case And(parts):
-            return "and(" + ",".join(sorted(shape(p) for p in parts)) + ")"
+            return "and(" + ",".join(sorted(shape(p, kinds) for p in parts)) + ")"
         case Or(parts):
-            return "or(" + ",".join(sorted(shape(p) for p in parts)) + ")"
+            return "or(" + ",".join(sorted(shape(p, kinds) for p in parts)) + ")"
         case Not(part):
-            return f"not({shape(part)})"
+            return f"not({shape(part, kinds)})"
     raise TypeError(f"unknown expression {expr!r}")
 
 

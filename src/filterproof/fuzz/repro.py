@@ -28,8 +28,8 @@ def script(finding: Finding, targets: list[Target]) -> str:
     asks = []
     for ask in finding.relation.asks:
         target = targets[ask.target]
-        asks.append(f"    {ask.label!r}: {parts[ask.target].ask}({target.render(ask.expr)}, {ask.via!r}, "
-                    f"{ask.indexed!r}),")
+        native = target.render(ask.expr, ask.spelling or 0)
+        asks.append(f"    {ask.label!r}: {parts[ask.target].ask}({native}, {ask.via!r}, {ask.indexed!r}),")
     header = [
         f'"""filterproof fuzz finding: {finding.oracle} on {" and ".join(finding.targets)}.',
         "",

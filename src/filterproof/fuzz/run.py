@@ -24,8 +24,9 @@ from filterproof.fuzz.target import Docs, Target, Unsupported
 
 DOCS_PER_WORLD = 8
 FILTERS_PER_WORLD = 25
-RAW_PER_ORACLE = 3
-"""Failing cases kept per targets and oracle before shrinking (the rest are the same bugs, mostly)."""
+RAW_PER_SHAPE = 2
+"""Failing cases kept per targets, oracle and typed shape before shrinking (the rest are the same bugs, mostly)."""
+RAW_AT_MOST = 40
 
 
 @dataclass
@@ -86,9 +87,22 @@ class Judge:
         return None if relation.holds(answers, set(docs)) else (answers, "")
 
 
-def signature(targets: Sequence[str], oracle: str, expr: lang.Expr, error: str) -> str:
+def value_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "list+null" if None in value else ("empty list" if not value else "list")
+    return "null" if value is None else type(value).__name__
+
+
+def signature(targets: Sequence[str], oracle: str, expr: lang.Expr, error: str, docs: Docs,
+              spellings: Sequence[int]) -> str:
+    """What tells two findings apart: targets, oracle, the operators of the filter, the spelling, and what the
+    world holds in the fields the filter names (a bool, a null, a missing key, a list holding a null)."""
     kind = error.split(":", 1)[0] if error else ""
-    return " ".join(filter(None, ("+".join(targets), oracle, lang.shape(expr), kind)))
+    named = sorted({c.key for c in lang.nodes(expr) if isinstance(c, lang.Cond)})
+    held = sorted({value_kind(d[k]) if k in d else "missing" for d in docs.values() for k in named})
+    spelled = f"spelling {spellings[0]}" if spellings[0] and oracle != "spelling" else ""
+    return " ".join(filter(None, ("+".join(targets), oracle, lang.shape(expr, kinds=True), spelled, kind,
+                                  "[" + " ".join(held) + "]")))
 
 
 def fuzz(targets: Sequence[Target], seed: int, budget_s: float, max_cases: int | None = None,
@@ -118,19 +132,34 @@ def fuzz(targets: Sequence[Target], seed: int, budget_s: float, max_cases: int |
                 spellings = [generator.rng.randrange(t.spellings) for t in targets]
                 for found in _case(targets, pairs, docs, expr, spellings, outcome):
                     found.seed, found.case = seed, outcome.cases
-                    group = f"{'+'.join(found.targets)} {found.oracle}"
-                    if found.signature not in raw and per_oracle[group] < RAW_PER_ORACLE:
+                    group = f"{'+'.join(found.targets)} {found.oracle} {lang.shape(found.expr, kinds=True)}"
+                    if found.signature not in raw and per_oracle[group] < RAW_PER_SHAPE and len(raw) < RAW_AT_MOST:
                         raw[found.signature], per_oracle[group] = found, per_oracle[group] + 1
     except (KeyboardInterrupt, SystemExit) as stop:  # a first SIGTERM or Ctrl-C: keep what was found
         outcome.stopped = 130 if isinstance(stop, KeyboardInterrupt) else int(stop.code or 1)
     shrunk: dict[str, Finding] = {}
     for found in raw.values():  # one finding per signature of its shrunk form
         small = shrink(found, targets, shrink_s)
-        small.signature = signature(small.targets, small.oracle, small.expr, small.error)
+        if not _spelling_matters(small, targets):
+            small.spellings = (0, 0)
+        small.signature = signature(small.targets, small.oracle, small.expr, small.error, small.docs,
+                                    small.spellings)
         shrunk.setdefault(small.signature, small)
     outcome.findings = list(shrunk.values())
     outcome.seconds = time.monotonic() - start
     return outcome
+
+
+def _spelling_matters(finding: Finding, targets: Sequence[Target]) -> bool:
+    """The finding's filter is written otherwise in its spelling than in spelling 0 (else the spelling is noise)."""
+    for n, name in enumerate(finding.targets):
+        target = next(t for t in targets if t.name == name)
+        try:
+            if target.render(finding.expr, finding.spellings[n]) != target.render(finding.expr, 0):
+                return True
+        except Unsupported:
+            return True
+    return False
 
 
 def _case(targets: Sequence[Target], pairs: Sequence[tuple[int, int]], docs: Docs, expr: lang.Expr,
@@ -153,6 +182,7 @@ def _case(targets: Sequence[Target], pairs: Sequence[tuple[int, int]], docs: Doc
         outcome.checked[f"{'+'.join(names)} {relation.oracle}"] += 1
         if bad is not None:
             answers, error = bad
-            yield Finding(names, relation.oracle, signature(names, relation.oracle, expr, error), dict(docs), expr,
+            yield Finding(names, relation.oracle, signature(names, relation.oracle, expr, error, docs, spelled),
+                          dict(docs), expr,
                           relation, {k: sorted(v) for k, v in answers.items()}, error, spellings=spelled,
                           shrunk_from=(len(docs), lang.size(expr)))

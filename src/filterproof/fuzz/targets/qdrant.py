@@ -95,8 +95,9 @@ def _condition(c: Cond, w: Spelling, spelling: int) -> str:
     if c.op in ("eq", "ne", "in", "nin", "contains", "contains_any") and any(
             isinstance(v, float | date) for v in values):
         raise Unsupported("qdrant: no match on a float or a date (MatchValue takes text, integers, booleans)")
-    if c.op in ("in", "nin", "contains_any") and len({type(v) for v in values}) > 1:
-        raise Unsupported("qdrant: MatchAny takes a list of one type")
+    if c.op in ("in", "nin", "contains_any") and (len({type(v) for v in values}) > 1 or any(
+            isinstance(v, bool) for v in values)):
+        raise Unsupported("qdrant: MatchAny takes a list of text or of integers")
     match c.op:
         case "eq" | "contains":
             if spelling == 1 and not isinstance(c.value, bool):

@@ -1,0 +1,122 @@
+"""``filterproof fuzz`` on every built-in engine at the installed releases, in a small budget.
+
+Each run is seeded and bounded by a case count, so it asks the same filters every time.
+What it finds on a current release is known and recorded here: each known finding has
+its minimal world committed (``tests/data/fuzz/*.json``, written by the fuzzer) and is
+replayed as a strict xfail naming the engine, the version and the reproducer, so a
+release that fixes it turns the run red; a finding no known one explains fails the run
+with its reproducer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from filterproof.fuzz import lang
+from filterproof.fuzz.oracles import conditions
+from filterproof.fuzz.report import load_finding
+from filterproof.fuzz.run import Finding, fuzz
+from filterproof.fuzz.shrink import attempt
+from filterproof.fuzz.targets import FAMILIES, open_target
+
+DATA = Path(__file__).resolve().parent / "data" / "fuzz"
+CASES = {"qdrant": 400}
+"""Filters per run, by family: each run takes a few seconds (the whole file well under two minutes)."""
+
+
+@dataclass(frozen=True)
+class Known:
+    name: str
+    targets: frozenset[str]
+    reason: str
+    explains: Callable[[Finding], bool]
+
+
+def _bools(f: Finding) -> bool:
+    return any(isinstance(c.value, bool) or (isinstance(c.value, tuple) and any(isinstance(v, bool) for v in c.value))
+               for c in conditions(f.expr))
+
+
+def _past_2_53(f: Finding) -> bool:
+    held = [v for d in f.docs.values() for v in d.values()]
+    flat = [x for v in held for x in (v if isinstance(v, list) else [v])]
+    asked = [c.value for c in conditions(f.expr) if c.op in ("gt", "gte", "lt", "lte")]
+    return bool(asked) and any(isinstance(x, int) and not isinstance(x, bool) and abs(x) > 2**53
+                               for x in flat + asked)
+
+
+def _mixed_under_index(f: Finding) -> bool:
+    from filterproof.fuzz.generate import BY_NAME
+    from filterproof.fuzz.run import value_kind
+
+    expect = {"text": "str", "int": "int", "float": "float", "date": "str", "bool": "bool"}
+    return f.oracle in ("index", "differential") and any(
+        value_kind(d[c.key]) not in ("null", expect.get(BY_NAME[c.key].kind, "list"), "list", "list+null",
+                                     "empty list")
+        for c in conditions(f.expr) for d in f.docs.values() if c.key in d)
+
+
+KNOWN = [
+    Known("qdrant_edge_bool_match", frozenset({"qdrant-edge"}),
+          "finding: qdrant-edge-py 0.9.0 reads MatchValue(True) as the integer 1: a bool payload is never matched "
+          "(b == True selects nothing, b != True selects it; qdrant-client had the same with pydantic, #642) "
+          "(bench/repro/fuzz_qdrant_edge_bool.py)", _bools),
+    Known("qdrant_edge_range_past_2_53", frozenset({"qdrant-edge"}),
+          "finding: Qdrant's engine (qdrant-edge-py 0.9.0) compares an integer payload with a range as a double "
+          "without an index and exactly with an integer index: n = 2^53 + 1 is <= 2^53 only unindexed "
+          "(bench/repro/fuzz_qdrant_edge_range.py)", _past_2_53),
+    Known("qdrant_edge_mixed_types_index", frozenset({"qdrant-edge"}),
+          "finding: Qdrant's engine (qdrant-edge-py 0.9.0) with a payload index: a point whose value has another "
+          "type than the index (a bool in a keyword field) no longer matches MatchExcept (s except ['x'] loses it), "
+          "which the unindexed path matches (bench/repro/fuzz_qdrant_edge_mixed_index.py)", _mixed_under_index),
+]
+
+
+def explained(finding: Finding) -> Known | None:
+    return next((k for k in KNOWN if k.targets & set(finding.targets) and k.explains(finding)), None)
+
+
+RUNS = [["qdrant-local", "qdrant-edge"]]
+
+
+@pytest.mark.parametrize("names", RUNS, ids=["+".join(r) for r in RUNS])
+def test_every_finding_on_the_installed_releases_is_a_known_one(names: list[str], tmp_path: Path) -> None:
+    """A new finding fails here: read its reproducer, then fix the renderer or record it in ``KNOWN``."""
+    for name in names:
+        pytest.importorskip(name.replace("-", "_") if name != "qdrant-local" else "qdrant_client")
+    targets = [open_target(n) for n in names]
+    pairs = [(0, 1)] if len(names) == 2 and FAMILIES[names[0]] == FAMILIES[names[1]] else []
+    try:
+        outcome = fuzz(targets, seed=1, budget_s=90, max_cases=CASES[FAMILIES[names[0]]], pairs=pairs, shrink_s=2)
+    finally:
+        for target in targets:
+            target.close()
+    assert outcome.cases == CASES[FAMILIES[names[0]]]
+    unknown = [f for f in outcome.findings if explained(f) is None]
+    assert not unknown, "\n".join(f"{f.signature}: {f.describe()} world {f.docs} ({lang.show(f.expr)})"
+                                  for f in unknown)
+
+
+def _known_cases() -> list[object]:
+    cases = []
+    for known in KNOWN:
+        for path in sorted(DATA.glob(f"{known.name}*.json")):
+            cases.append(pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=known.reason),
+                                      id=path.stem))
+    return cases
+
+
+@pytest.mark.parametrize("path", _known_cases())
+def test_a_known_finding_still_holds_on_the_installed_release(path: Path) -> None:
+    """Each recorded finding's minimal world: fails now (the xfail); a fixed release makes it pass (XPASS, red)."""
+    finding, targets = load_finding(path)
+    try:
+        again = attempt(finding, finding.expr, finding.docs, targets)
+    finally:
+        for target in targets:
+            target.close()
+    assert again is None, again.describe()
