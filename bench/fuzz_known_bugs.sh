@@ -7,9 +7,11 @@
 #     (PR #1333 MatchExcept matched nulls, PR #1308 FieldCondition is_empty/is_null ignored, #1430 [null] not null)
 #   qdrant-edge-py 0.8.0 alone, indexed against unindexed; fixed in 0.9.0 (qdrant #10096: IsNull on [null, ...])
 #   chromadb 0.4.13 alone, against the neutral evaluator; fixed in 0.4.15 (#1424: string $nin selected everything)
+#   lancedb 0.27.1 alone, indexed against unindexed; fixed by 0.34.0 (lance #4756/#5918/#5895: scalar indexes kept
+#     null rows under NOT; lance PR #5914: a panic on array_has_any(col, []); datafusion #20526: cardinality([]) null)
 #
 # Usage: bash bench/fuzz_known_bugs.sh [BUDGET]   (default 60s a run; writes bench/results/fuzz_known_bugs/)
-# Needs the package registry (pip); nothing else. About 5 minutes on 2 cores.
+# Needs the package registry (pip); nothing else. About 10 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -34,7 +36,7 @@ run() {
     echo "== $name: $old (fixed: $fixed), targets $*" | tee -a "$OUT/summary.txt"
     "$WORK/$old/bin/filterproof" fuzz "${args[@]}" --budget "$BUDGET" --seed 1 --out "$OUT/$name" \
         --json "$OUT/$name.json" > "$OUT/$name.txt" 2>&1 || true
-    grep -E "^fuzz:|^versions:|^FINDING|^no finding" "$OUT/$name.txt" | tee -a "$OUT/summary.txt"
+    grep -E "^fuzz:|^versions:|^FINDING|^no finding|^error|Exception" "$OUT/$name.txt" | tee -a "$OUT/summary.txt" || true
     for finding in "$OUT/$name"/finding-*.json; do
         [ -e "$finding" ] || continue
         if "$WORK/$fixed/bin/filterproof" fuzz --replay "$finding" > "$finding.replay.txt" 2>&1; then
@@ -57,5 +59,9 @@ run edge-old edge-fixed qdrant-edge-0.8.0 qdrant-edge
 venv chroma-old chromadb==0.4.13
 venv chroma-fixed chromadb==0.4.15
 run chroma-old chroma-fixed chromadb-0.4.13 chroma
+
+venv lance-old lancedb==0.27.1
+venv lance-fixed lancedb==0.34.0
+run lance-old lance-fixed lancedb-0.27.1 lancedb
 
 echo "wrote $OUT (summary.txt)"

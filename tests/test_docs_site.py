@@ -119,7 +119,7 @@ def test_generated_blocks_render() -> None:
         rendered = module.expand(page.read_text())
         assert module.MARKER.search(rendered) is None, page.name
     cli = module.cli_reference()
-    for command in ("compare", "sweep", "generate", "new-adapter", "matrix", "check", "backends", "version"):
+    for command in ("compare", "sweep", "generate", "new-adapter", "matrix", "fuzz", "check", "backends", "version"):
         assert f"Usage: filterproof {command} " in cli or f"Usage: filterproof {command}\n" in cli, command
     assert "filterproof/2" in module.results_schema()
     assert "`ef_search`" in module.options_table("chroma")

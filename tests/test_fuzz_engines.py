@@ -1,6 +1,7 @@
 """``filterproof fuzz`` on every built-in engine at the installed releases, in a small budget.
 
-Each run is seeded and bounded by a case count, so it asks the same filters every time.
+Each run is seeded and bounded by a case count, so it asks the same filters every time
+(the Qdrant pair here; every other engine's seeded run is in its own ``test_fuzz_<engine>.py``).
 What it finds on a current release is known and recorded here: each known finding has
 its minimal world committed (``tests/data/fuzz/*.json``, written by the fuzzer) and is
 replayed as a strict xfail naming the engine, the version and the reproducer, so a
@@ -60,7 +61,17 @@ def _mixed_under_index(f: Finding) -> bool:
         for c in conditions(f.expr) for d in f.docs.values() if c.key in d)
 
 
+def _float_bound_on_int(f: Finding) -> bool:
+    return any(isinstance(v, float) and not v.is_integer() and any(
+        isinstance(d.get(c.key), int) and not isinstance(d.get(c.key), bool) for d in f.docs.values())
+        for c in conditions(f.expr) for v in (c.value if isinstance(c.value, tuple) else (c.value,)))
+
+
 KNOWN = [
+    Known("chroma_int_float_bound", frozenset({"chroma"}),
+          "finding: chromadb 1.5.9 compares an integer-stored value with a non-integral float bound as if the bound "
+          "were truncated (with x = 0, x < 0.5 selects nothing); chroma-core/chroma#7491, open "
+          "(bench/repro/fuzz_chroma_int_float_bound.py)", _float_bound_on_int),
     Known("qdrant_edge_bool_match", frozenset({"qdrant-edge"}),
           "finding: qdrant-edge-py 0.9.0 reads MatchValue(True) as the integer 1: a bool payload is never matched "
           "(b == True selects nothing, b != True selects it; qdrant-client had the same with pydantic, #642) "

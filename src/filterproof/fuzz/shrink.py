@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from filterproof.fuzz import lang
+from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
 from filterproof.fuzz.oracles import ONE_TARGET, Relation, differential
 from filterproof.fuzz.run import Finding, Judge
@@ -60,6 +61,11 @@ def smaller_filters(expr: Expr) -> Iterator[Expr]:
                     yield join(parts[:i] + parts[i + 1:])
                 for smaller in smaller_filters(parts[i]):
                     yield join((*parts[:i], smaller, *parts[i + 1:]))
+        case Not(Not(inner)):
+            yield inner  # NOT NOT x is x in two- and three-valued logic alike
+            yield expr.part
+            for smaller in smaller_filters(expr.part):
+                yield Not(smaller)
         case Not(part):
             yield part
             for smaller in smaller_filters(part):
@@ -69,8 +75,10 @@ def smaller_filters(expr: Expr) -> Iterator[Expr]:
                 yield Cond(op, key, value[:i] + value[i + 1:])
 
 
-def smaller_worlds(docs: dict[str, dict[str, Any]], expr: Expr) -> Iterator[dict[str, dict[str, Any]]]:
-    """Half the documents, then one fewer; every key the filter does not name, then one key fewer."""
+def smaller_worlds(docs: dict[str, dict[str, Any]], expr: Expr, allows: Allows
+                   ) -> Iterator[dict[str, dict[str, Any]]]:
+    """Half the documents, then one fewer; every key the filter does not name, then one key fewer (for targets
+    that cannot tell a missing key from a null, ``allows.absent`` False, a key is set to null instead)."""
     ids = list(docs)
     if len(ids) > 3:
         half = len(ids) // 2
@@ -79,23 +87,35 @@ def smaller_worlds(docs: dict[str, dict[str, Any]], expr: Expr) -> Iterator[dict
     for doc_id in reversed(ids):
         if len(docs) > 1:
             yield {i: d for i, d in docs.items() if i != doc_id}
+    if not allows.absent and not allows.nulls:
+        return
     named = {c.key for c in lang.nodes(expr) if isinstance(c, Cond)}
-    if any(k not in named for d in docs.values() for k in d):
-        yield {i: {k: v for k, v in d.items() if k in named} for i, d in docs.items()}
+
+    def without(doc: dict[str, Any], keys: set[str]) -> dict[str, Any]:
+        if allows.absent:
+            return {k: v for k, v in doc.items() if k not in keys}
+        return {k: None if k in keys else v for k, v in doc.items()}
+
+    if any(k not in named and (allows.absent or d[k] is not None) for d in docs.values() for k in d):
+        yield {i: without(d, set(d) - named) for i, d in docs.items()}
     for doc_id, doc in docs.items():
         for key in doc:
-            yield {**docs, doc_id: {k: v for k, v in doc.items() if k != key}}
+            if allows.absent or doc[key] is not None:
+                yield {**docs, doc_id: without(doc, {key})}
 
 
 def shrink(finding: Finding, targets: Sequence[Target], seconds: float) -> Finding:
     """The smallest failing form found within ``seconds``; the targets are the finding's (by name)."""
     judged = [t for name in finding.targets for t in targets if t.name == name]
+    allows = Allows()
+    for target in judged:
+        allows = allows & target.allows
     deadline = time.monotonic() + seconds
     current = finding
     progress = True
     while progress and time.monotonic() < deadline:
         progress = False
-        for docs in smaller_worlds(current.docs, current.expr):
+        for docs in smaller_worlds(current.docs, current.expr, allows):
             if time.monotonic() >= deadline:
                 break
             found = attempt(current, current.expr, docs, judged)

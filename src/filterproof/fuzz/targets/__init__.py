@@ -10,8 +10,13 @@ TARGETS = {
     "reference": "filterproof.fuzz.targets.reference:ReferenceTarget",
     "qdrant-local": "filterproof.fuzz.targets.qdrant:QdrantLocal",
     "qdrant-edge": "filterproof.fuzz.targets.qdrant:QdrantEdge",
+    "chroma": "filterproof.fuzz.targets.chroma:ChromaTarget",
+    "lancedb": "filterproof.fuzz.targets.lancedb:LanceDBTarget",
+    "pgvector-typed": "filterproof.fuzz.targets.pgvector:PgvectorTyped",
+    "pgvector-jsonb": "filterproof.fuzz.targets.pgvector:PgvectorJsonb",
 }
-FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant"}
+FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",
+            "pgvector-jsonb": "pgvector"}
 """Targets of one filter language, which the fuzzer pairs for the differential oracle."""
 
 
@@ -29,7 +34,8 @@ def installed() -> list[str]:
 
 
 def open_target(name: str) -> Target:
-    """A target by name; ``reference:defect=NAME`` is the reference with one seeded defect (``reference.DEFECTS``)."""
+    """A target by name, or ``module:Class`` (your own ``Target`` subclass, importable); ``reference:defect=NAME`` is
+    the reference with one seeded defect (``reference.DEFECTS``)."""
     if name.startswith("reference:defect="):
         from filterproof.fuzz.targets.reference import DEFECTS
 
@@ -37,8 +43,8 @@ def open_target(name: str) -> Target:
         if defect not in DEFECTS:
             raise KeyError(f"unknown defect {defect!r}; the seeded ones: {', '.join(DEFECTS)}")
         return DEFECTS[defect]()
-    if name not in TARGETS:
-        raise KeyError(f"unknown fuzz target {name!r}; the built-in ones: {', '.join(TARGETS)}")
-    module, _, attribute = TARGETS[name].partition(":")
+    if name not in TARGETS and ":" not in name:
+        raise KeyError(f"unknown fuzz target {name!r}; the built-in ones: {', '.join(TARGETS)}, or module:Class")
+    module, _, attribute = TARGETS.get(name, name).partition(":")  # module:Class: a target of your own
     target: Target = getattr(importlib.import_module(module), attribute)()
     return target

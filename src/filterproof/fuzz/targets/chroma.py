@@ -64,7 +64,8 @@ ARRAYS = RELEASE >= (1, 5)
 """List metadata and ``$contains``/``$not_contains`` on it: chromadb 1.5.0 (February 2026)."""
 REUSE = RELEASE >= (1,)
 """Empty the collection and refill it for the next world. chromadb 0.4's HNSW index, after a few hundred deletes,
-fails filtered queries ("Cannot return the results in a contigious 2D array"): there each world gets a fresh one."""
+fails filtered queries ("Cannot return the results in a contigious 2D array", chroma-core/chroma#997, hnswlib's
+marked-deleted elements): there each world gets a fresh one, as the reproducer's store is."""
 
 OPPOSITE = {"eq": "ne", "ne": "eq", "in": "nin", "nin": "in", "gt": "lte", "lte": "gt", "gte": "lt", "lt": "gte",
             "contains": "not_contains", "not_contains": "contains"}

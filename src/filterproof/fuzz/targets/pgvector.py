@@ -43,15 +43,21 @@ payload->>'k' END`` (text), ``... = 'number' THEN (payload->'k')::numeric`` (num
 pg_input_is_valid(.., 'date') THEN (payload->>'k')::date`` (dates), ``... = 'array' THEN payload->'k'`` (lists).
 A missing key, a JSON null, or a JSON value of another type (a list where a scalar is asked, a string where a
 number is) reads as SQL NULL: the comparison is unknown, as the neutral semantics has it, and no cast can raise
-on mixed data. Conditions: ``view = %s``, ``view <> %s``, ``view = ANY(%s::text[])``, ``view > %s``,
+on mixed data. Conditions: ``view = %s``, ``view <> %s``, ``view > %s`` (an integer bound compares numerics
+exactly, a float bound as doubles: ``numeric > float8`` casts the view, as the typed column is cast);
+``view = ANY(%s::text[])`` for ``in``, one ANY per kind of value OR-ed (``s in ['a', 7]`` asks the text and the
+number view), ``<> ALL`` AND-ed for ``nin`` (an empty list: one empty text array, FALSE / TRUE on every row);
 ``array_view @> %s::jsonb`` (contains: JSONB containment of ``[value]``, type-aware: ``"7"`` is not ``7``, ``7.0``
-is ``7``; null elements match nothing), one ``@>`` per value OR-ed for contains_any (an empty one is FALSE on a
-list, NULL elsewhere, as ``&&`` is on a typed array), ``payload @> '{"k": null}'`` (is_null: present and JSON
-null), ``(payload ? 'k' AND payload->'k' <> 'null')`` (exists), ``COALESCE(payload->'k', 'null') IN ('null',
-'[]')`` (is_empty). Indexed copy: GIN ``jsonb_ops`` on ``payload`` (``@>``, ``?``), a btree on the view each field
-is mostly asked through (text for ``s``, ``t``, ``d``; numeric for ``n``, ``x``; boolean for ``b``) and GIN
-``jsonb_path_ops`` on the array views of ``tags`` and ``nums`` (the date view casts with the session's DateStyle:
-not immutable, not indexable).
+is ``7``; null elements match nothing; ``{"k": ["x"]}`` does not contain ``{"k": "x"}`` below the top level), one
+``@>`` per value OR-ed for contains_any (an empty one is FALSE on a list, NULL elsewhere, as ``&&`` is on a typed
+array); ``payload @> '{"k": null}'`` (is_null: present and JSON null; a missing key is FALSE),
+``(payload ? 'k' AND payload->'k' <> 'null')`` (exists), ``COALESCE(payload->'k', 'null') IN ('null', '[]')``
+(is_empty). Alone, this target also meets missing keys (is_null FALSE, is_empty TRUE, every comparison unknown),
+lists where scalars are asked and scalars where lists are (unknown). Indexed copy: GIN ``jsonb_ops`` on
+``payload`` (``@>``, ``?``), a btree on the view each field is mostly asked through (text for ``s``, ``t``, ``d``;
+numeric, and numeric as double precision, for ``n``, ``x``; boolean for ``b``) and GIN ``jsonb_path_ops`` on the
+array views of ``tags`` and ``nums`` (the date view casts with the session's DateStyle: not immutable, not
+indexable).
 """
 
 from __future__ import annotations
@@ -374,7 +380,14 @@ class PgvectorTarget(Target):
     def __init__(self) -> None:
         self.conns: dict[bool, Any] = {}
         self.schema = f"fp_fuzz_{uuid.uuid4().hex[:12]}"
-        self.count = 0
+        self.count, self.size = 0, 0
+        self.server: dict[str, str] = {}
+
+    def namespace(self) -> dict[str, Any]:
+        """Nothing: the source is plain literals. psycopg is imported here, so that ``installed()`` sees it missing."""
+        import psycopg  # noqa: F401
+
+        return {}
 
     def _dsn(self) -> str:
         if os.environ.get("PGVECTOR_DSN"):
@@ -388,14 +401,15 @@ class PgvectorTarget(Target):
 
         dsn = self._dsn()
         plain = psycopg.connect(dsn, autocommit=True)
-        plain.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        with contextlib.suppress(psycopg.errors.UniqueViolation):  # another client creating it at the same time
+            plain.execute("CREATE EXTENSION IF NOT EXISTS vector")
         plain.execute(f'CREATE SCHEMA "{self.schema}"')
         indexed = psycopg.connect(dsn, autocommit=True)
         for conn in (plain, indexed):
             conn.execute(f'SET search_path TO "{self.schema}", public')
             conn.execute("SET standard_conforming_strings = on")
         indexed.execute("SET enable_seqscan = off")
-        self.conns = {False: plain, True: indexed}
+        self.conns, self.server = {False: plain, True: indexed}, {}
         with plain.transaction():
             for table, indexes in (("docs", ()), ("docs_indexed", self.index_sql)):
                 plain.execute(self.table_sql.format(t=table))
@@ -430,17 +444,20 @@ class PgvectorTarget(Target):
         return {str(row[0]) for row in found}
 
     def versions(self) -> dict[str, str]:
-        found = super().versions()
-        try:
-            if not self.conns:
-                self._connect()
-            plain = self.conns[False]
-            found["postgresql"] = str(plain.execute("SHOW server_version").fetchone()[0])
-            row = plain.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-            found["pgvector"] = str(row[0]) if row else "not installed"
-        except Exception as error:  # no server: the packages alone
-            found["postgresql"] = f"unknown ({type(error).__name__})"
-        return found
+        """The packages, and the server's PostgreSQL and pgvector (asked once, without a schema of ours)."""
+        if not self.server:
+            import psycopg
+
+            try:
+                with psycopg.connect(self._dsn(), autocommit=True) as conn:
+                    self.server["postgresql"] = str(conn.execute("SHOW server_version").fetchone()[0])
+                    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone() or \
+                        conn.execute("SELECT default_version || ' (not created yet)' FROM pg_available_extensions "
+                                     "WHERE name = 'vector'").fetchone()
+                    self.server["pgvector"] = str(row[0]) if row else "not available"
+            except Exception as error:  # no server: the packages alone
+                return {**super().versions(), "postgresql": f"unknown ({type(error).__name__})"}
+        return {**super().versions(), **self.server}
 
     def script(self, docs: Docs) -> Script:
         p = self.slug

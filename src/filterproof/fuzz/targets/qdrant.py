@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 from typing import Any, ClassVar
 
 from filterproof.fuzz.generate import BY_NAME
@@ -232,6 +233,7 @@ class QdrantEdge(QdrantTarget):
         self.shards = {}
         config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine))
         for name in ("plain", "indexed"):
+            Path(self._dir.name, name).mkdir()  # qdrant-edge-py 0.8 creates no parent directory
             shard = self.shards[name] = qe.EdgeShard.create(f"{self._dir.name}/{name}", config)
             if name == "indexed":
                 for field in BY_NAME.values():
@@ -249,7 +251,7 @@ class QdrantEdge(QdrantTarget):
             lambda: shard.query(qe.QueryRequest(limit=n, query=qe.Query.Nearest([1.0, 0.0]), filter=native)))
 
     def script(self, docs: Docs) -> Script:
-        return Script("import tempfile\nimport qdrant_edge as qe", _EDGE_SETUP, "ask_edge")
+        return Script("import os\nimport tempfile\nimport qdrant_edge as qe", _EDGE_SETUP, "ask_edge")
 
     def close(self) -> None:
         for shard in getattr(self, "shards", {}).values():
@@ -289,6 +291,7 @@ edge_dir = tempfile.mkdtemp(prefix="edge-")
 edge_ids = list(DOCS)
 shards = {{}}
 for name in ("plain", "indexed"):
+    os.makedirs(f"{{edge_dir}}/{{name}}")
     config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine))
     shard = shards[name] = qe.EdgeShard.create(f"{{edge_dir}}/{{name}}", config)
     if name == "indexed":

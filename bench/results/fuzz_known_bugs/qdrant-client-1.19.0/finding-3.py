@@ -1,0 +1,77 @@
+"""filterproof fuzz finding: differential on qdrant-local and qdrant-edge.
+
+Two implementations of the same filter language must select the same documents.
+Filter: b ne True
+Versions: qdrant-client 1.19.0, qdrant-edge-py 0.9.0
+Found by `filterproof fuzz --seed 1` (case 13), shrunk from 8 documents and 7 filter nodes.
+Exit status 1: the relation is violated (the bug reproduces); 0: it holds.
+"""
+import sys
+from qdrant_client import QdrantClient, models
+import os
+import qdrant_edge as qe
+import tempfile
+
+DOCS = {'d1': {'b': True}}
+ALL = set(DOCS)
+EXPECTED = set()
+DEFINED = set()
+
+
+INDEXES = {key: kind for key, kind in {'s': 'keyword', 't': 'keyword', 'n': 'integer', 'x': 'float', 'd': 'datetime', 'b': 'bool', 'tags': 'keyword', 'nums': 'integer'}.items()}
+client = QdrantClient(":memory:")
+ids = list(DOCS)
+for name in ("plain", "indexed"):
+    client.create_collection(name, vectors_config=models.VectorParams(size=2, distance=models.Distance.COSINE))
+    client.upsert(name, [models.PointStruct(id=i, vector=[1.0, 0.01 * (i + 1)], payload=DOCS[d])
+                         for i, d in enumerate(ids)])
+for key, kind in INDEXES.items():
+    client.create_payload_index("indexed", key, kind)
+
+
+def ask_local(native, via, indexed):
+    name = "indexed" if indexed else "plain"
+    if via == "count":
+        return {f"#{i}" for i in range(client.count(name, count_filter=native, exact=True).count)}
+    if via == "scroll":
+        found = client.scroll(name, scroll_filter=native, limit=len(ids))[0]
+    else:
+        found = client.query_points(name, query=[1.0, 0.0], query_filter=native, limit=len(ids)).points
+    return {ids[int(p.id)] for p in found}
+
+
+EDGE_INDEXES = {'s': 'Keyword', 't': 'Keyword', 'n': 'Integer', 'x': 'Float', 'd': 'Datetime', 'b': 'Bool', 'tags': 'Keyword', 'nums': 'Integer'}
+edge_dir = tempfile.mkdtemp(prefix="edge-")
+edge_ids = list(DOCS)
+shards = {}
+for name in ("plain", "indexed"):
+    os.makedirs(f"{edge_dir}/{name}")
+    config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine))
+    shard = shards[name] = qe.EdgeShard.create(f"{edge_dir}/{name}", config)
+    if name == "indexed":
+        for key, kind in EDGE_INDEXES.items():
+            shard.update(qe.UpdateOperation.create_field_index(key, getattr(qe.PayloadSchemaType, kind)))
+    shard.update(qe.UpdateOperation.upsert_points(
+        [qe.Point(i, [1.0, 0.01 * (i + 1)], DOCS[d]) for i, d in enumerate(edge_ids)]))
+
+
+def ask_edge(native, via, indexed):
+    shard = shards["indexed" if indexed else "plain"]
+    if via == "count":
+        return {f"#{i}" for i in range(shard.count(qe.CountRequest(exact=True, filter=native)))}
+    if via == "scroll":
+        found = shard.scroll(qe.ScrollRequest(limit=len(edge_ids), filter=native))[0]
+    else:
+        found = shard.query(qe.QueryRequest(limit=len(edge_ids), query=qe.Query.Nearest([1.0, 0.0]), filter=native))
+    return {edge_ids[int(p.id)] for p in found}
+
+
+answers = {
+    'P': ask_local(models.Filter(must_not=[models.FieldCondition(key='b', match=models.MatchValue(**{'value': True}))]), 'search', False),
+    'P (other)': ask_edge(qe.Filter(must_not=[qe.FieldCondition('b', match=qe.MatchValue(True))]), 'search', False),
+}
+for label, ids in answers.items():
+    print(f'{label}: {sorted(ids)}')
+holds = answers['P'] == answers['P (other)']
+print('holds' if holds else 'VIOLATED: differential')
+sys.exit(0 if holds else 1)

@@ -1,0 +1,53 @@
+"""filterproof fuzz finding: reference on qdrant-edge.
+
+On documents where every condition has the meaning engines share, the answer must be the neutral evaluator's.
+Filter: b eq False
+Versions: qdrant-edge-py 0.9.0
+Found by `filterproof fuzz --seed 1` (case 58), shrunk from 8 documents and 6 filter nodes.
+Exit status 1: the relation is violated (the bug reproduces); 0: it holds.
+"""
+import sys
+import os
+import qdrant_edge as qe
+import tempfile
+
+DOCS = {'d0': {'b': False}}
+ALL = set(DOCS)
+EXPECTED = {'d0'}
+DEFINED = {'d0'}
+
+
+EDGE_INDEXES = {'s': 'Keyword', 't': 'Keyword', 'n': 'Integer', 'x': 'Float', 'd': 'Datetime', 'b': 'Bool', 'tags': 'Keyword', 'nums': 'Integer'}
+edge_dir = tempfile.mkdtemp(prefix="edge-")
+edge_ids = list(DOCS)
+shards = {}
+for name in ("plain", "indexed"):
+    os.makedirs(f"{edge_dir}/{name}")
+    config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine))
+    shard = shards[name] = qe.EdgeShard.create(f"{edge_dir}/{name}", config)
+    if name == "indexed":
+        for key, kind in EDGE_INDEXES.items():
+            shard.update(qe.UpdateOperation.create_field_index(key, getattr(qe.PayloadSchemaType, kind)))
+    shard.update(qe.UpdateOperation.upsert_points(
+        [qe.Point(i, [1.0, 0.01 * (i + 1)], DOCS[d]) for i, d in enumerate(edge_ids)]))
+
+
+def ask_edge(native, via, indexed):
+    shard = shards["indexed" if indexed else "plain"]
+    if via == "count":
+        return {f"#{i}" for i in range(shard.count(qe.CountRequest(exact=True, filter=native)))}
+    if via == "scroll":
+        found = shard.scroll(qe.ScrollRequest(limit=len(edge_ids), filter=native))[0]
+    else:
+        found = shard.query(qe.QueryRequest(limit=len(edge_ids), query=qe.Query.Nearest([1.0, 0.0]), filter=native))
+    return {edge_ids[int(p.id)] for p in found}
+
+
+answers = {
+    'P': ask_edge(qe.Filter(must=[qe.FieldCondition('b', match=qe.MatchValue(False))]), 'search', False),
+}
+for label, ids in answers.items():
+    print(f'{label}: {sorted(ids)}')
+holds = answers['P'] & DEFINED == EXPECTED
+print('holds' if holds else 'VIOLATED: reference')
+sys.exit(0 if holds else 1)

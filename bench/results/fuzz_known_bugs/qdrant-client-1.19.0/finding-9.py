@@ -1,0 +1,47 @@
+"""filterproof fuzz finding: reference on qdrant-local.
+
+On documents where every condition has the meaning engines share, the answer must be the neutral evaluator's.
+Filter: s is empty
+Versions: qdrant-client 1.19.0
+Found by `filterproof fuzz --seed 1` (case 83), shrunk from 8 documents and 1 filter nodes.
+Exit status 1: the relation is violated (the bug reproduces); 0: it holds.
+"""
+import sys
+from qdrant_client import QdrantClient, models
+
+DOCS = {'d2': {}}
+ALL = set(DOCS)
+EXPECTED = {'d2'}
+DEFINED = {'d2'}
+
+
+INDEXES = {key: kind for key, kind in {'s': 'keyword', 't': 'keyword', 'n': 'integer', 'x': 'float', 'd': 'datetime', 'b': 'bool', 'tags': 'keyword', 'nums': 'integer'}.items()}
+client = QdrantClient(":memory:")
+ids = list(DOCS)
+for name in ("plain", "indexed"):
+    client.create_collection(name, vectors_config=models.VectorParams(size=2, distance=models.Distance.COSINE))
+    client.upsert(name, [models.PointStruct(id=i, vector=[1.0, 0.01 * (i + 1)], payload=DOCS[d])
+                         for i, d in enumerate(ids)])
+for key, kind in INDEXES.items():
+    client.create_payload_index("indexed", key, kind)
+
+
+def ask_local(native, via, indexed):
+    name = "indexed" if indexed else "plain"
+    if via == "count":
+        return {f"#{i}" for i in range(client.count(name, count_filter=native, exact=True).count)}
+    if via == "scroll":
+        found = client.scroll(name, scroll_filter=native, limit=len(ids))[0]
+    else:
+        found = client.query_points(name, query=[1.0, 0.0], query_filter=native, limit=len(ids)).points
+    return {ids[int(p.id)] for p in found}
+
+
+answers = {
+    'P': ask_local(models.Filter(must=[models.FieldCondition(key='s', is_empty=True)]), 'search', False),
+}
+for label, ids in answers.items():
+    print(f'{label}: {sorted(ids)}')
+holds = answers['P'] & DEFINED == EXPECTED
+print('holds' if holds else 'VIOLATED: reference')
+sys.exit(0 if holds else 1)

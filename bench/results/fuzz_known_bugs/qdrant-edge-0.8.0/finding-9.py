@@ -1,0 +1,54 @@
+"""filterproof fuzz finding: index on qdrant-edge.
+
+Building payload indexes must not change what a filter selects.
+Filter: s nin ['Kiösk-straße-ﬁn-corp']
+Versions: qdrant-edge-py 0.8.0
+Found by `filterproof fuzz --seed 1` (case 419), shrunk from 8 documents and 1 filter nodes.
+Exit status 1: the relation is violated (the bug reproduces); 0: it holds.
+"""
+import sys
+import os
+import qdrant_edge as qe
+import tempfile
+
+DOCS = {'d6': {'s': -2.25}}
+ALL = set(DOCS)
+EXPECTED = set()
+DEFINED = set()
+
+
+EDGE_INDEXES = {'s': 'Keyword', 't': 'Keyword', 'n': 'Integer', 'x': 'Float', 'd': 'Datetime', 'b': 'Bool', 'tags': 'Keyword', 'nums': 'Integer'}
+edge_dir = tempfile.mkdtemp(prefix="edge-")
+edge_ids = list(DOCS)
+shards = {}
+for name in ("plain", "indexed"):
+    os.makedirs(f"{edge_dir}/{name}")
+    config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine))
+    shard = shards[name] = qe.EdgeShard.create(f"{edge_dir}/{name}", config)
+    if name == "indexed":
+        for key, kind in EDGE_INDEXES.items():
+            shard.update(qe.UpdateOperation.create_field_index(key, getattr(qe.PayloadSchemaType, kind)))
+    shard.update(qe.UpdateOperation.upsert_points(
+        [qe.Point(i, [1.0, 0.01 * (i + 1)], DOCS[d]) for i, d in enumerate(edge_ids)]))
+
+
+def ask_edge(native, via, indexed):
+    shard = shards["indexed" if indexed else "plain"]
+    if via == "count":
+        return {f"#{i}" for i in range(shard.count(qe.CountRequest(exact=True, filter=native)))}
+    if via == "scroll":
+        found = shard.scroll(qe.ScrollRequest(limit=len(edge_ids), filter=native))[0]
+    else:
+        found = shard.query(qe.QueryRequest(limit=len(edge_ids), query=qe.Query.Nearest([1.0, 0.0]), filter=native))
+    return {edge_ids[int(p.id)] for p in found}
+
+
+answers = {
+    'P': ask_edge(qe.Filter(must=[qe.FieldCondition('s', match=qe.MatchExcept(['Kiösk-straße-ﬁn-corp']))]), 'search', False),
+    'P indexed': ask_edge(qe.Filter(must=[qe.FieldCondition('s', match=qe.MatchExcept(['Kiösk-straße-ﬁn-corp']))]), 'search', True),
+}
+for label, ids in answers.items():
+    print(f'{label}: {sorted(ids)}')
+holds = answers['P'] == answers['P indexed']
+print('holds' if holds else 'VIOLATED: index')
+sys.exit(0 if holds else 1)
