@@ -6,9 +6,12 @@ Versions: qdrant-edge-py 0.9.0
 Found by `filterproof fuzz --seed 1` (case 58), shrunk from 8 documents and 6 filter nodes.
 Exit status 1: the relation is violated (the bug reproduces); 0: it holds.
 """
+# ruff: noqa: E501  (the world and the filters, as found, one per line)
+import os
 import sys
-import qdrant_edge as qe
 import tempfile
+
+import qdrant_edge as qe
 
 DOCS = {'d0': {'b': False}}
 ALL = set(DOCS)
@@ -21,6 +24,7 @@ edge_dir = tempfile.mkdtemp(prefix="edge-")
 edge_ids = list(DOCS)
 shards = {}
 for name in ("plain", "indexed"):
+    os.makedirs(f"{edge_dir}/{name}")
     config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine))
     shard = shards[name] = qe.EdgeShard.create(f"{edge_dir}/{name}", config)
     if name == "indexed":

@@ -6,9 +6,11 @@ Versions: qdrant-edge-py 0.9.0
 Found by `filterproof fuzz --seed 1` (case 85), shrunk from 8 documents and 1 filter nodes.
 Exit status 1: the relation is violated (the bug reproduces); 0: it holds.
 """
+# ruff: noqa: E501  (the world and the filters, as found, one per line)
 import sys
-import qdrant_edge as qe
 import tempfile
+
+import qdrant_edge as qe
 
 DOCS = {'d7': {'n': 9007199254740993}}
 ALL = set(DOCS)

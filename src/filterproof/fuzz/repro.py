@@ -9,6 +9,7 @@ does not (fixed, or another version).
 from __future__ import annotations
 
 import json
+import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ FINDING_SCHEMA = "filterproof/fuzz-finding-1"
 def script(finding: Finding, targets: list[Target]) -> str:
     parts = [t.script(finding.docs) for t in targets]
     versions = {k: v for t in targets for k, v in t.versions().items()}
-    imports = sorted({line for p in parts for line in p.imports.splitlines() if line.strip()})
+    imports = _imports({line for p in parts for line in p.imports.splitlines() if line.strip()} | {"import sys"})
     asks = []
     for ask in finding.relation.asks:
         target = targets[ask.target]
@@ -42,7 +43,7 @@ def script(finding: Finding, targets: list[Target]) -> str:
         '"""',
     ]
     body = [
-        "import sys", *imports, "",
+        "# ruff: noqa: E501  (the world and the filters, as found, one per line)", *imports, "",
         f"DOCS = {finding.docs!r}", "ALL = set(DOCS)",
         f"EXPECTED = {set(finding.relation.expected) or set()!r}",
         f"DEFINED = {set(finding.relation.defined) or set()!r}", "",
@@ -55,6 +56,19 @@ def script(finding: Finding, targets: list[Target]) -> str:
         "sys.exit(0 if holds else 1)",
     ]
     return "\n".join(header + body) + "\n"
+
+
+def _imports(lines: set[str]) -> list[str]:
+    """The standard library's imports, then the engines', each group ``import`` lines first (as isort orders)."""
+    def module(line: str) -> str:
+        return line.split()[1].split(".")[0]
+
+    def order(line: str) -> tuple[bool, str]:
+        return line.startswith("from "), line.split()[1]
+
+    std = sorted((x for x in lines if module(x) in sys.stdlib_module_names), key=order)
+    other = sorted((x for x in lines if module(x) not in sys.stdlib_module_names), key=order)
+    return [*std, *([""] if std and other else []), *other]
 
 
 def to_json(finding: Finding, versions: dict[str, str]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ TARGETS = {
     "qdrant-edge": "filterproof.fuzz.targets.qdrant:QdrantEdge",
     "chroma": "filterproof.fuzz.targets.chroma:ChromaTarget",
     "lancedb": "filterproof.fuzz.targets.lancedb:LanceDBTarget",
+    "milvus": "filterproof.fuzz.targets.milvus:MilvusTarget",
     "pgvector-typed": "filterproof.fuzz.targets.pgvector:PgvectorTyped",
     "pgvector-jsonb": "filterproof.fuzz.targets.pgvector:PgvectorJsonb",
 }

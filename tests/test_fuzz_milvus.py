@@ -1,0 +1,159 @@
+"""The ``milvus`` fuzz target: its rendering of the neutral filter language into Milvus expressions, every string
+kept whole by Milvus Lite, a seeded run in which every oracle judges and every finding is a recorded Lite defect,
+and a finding's reproducer that runs alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pymilvus")
+pytest.importorskip("milvus_lite")
+
+from filterproof.fuzz import lang, repro
+from filterproof.fuzz.generate import FIELDS, STRINGS
+from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.fuzz.oracles import index, spelling
+from filterproof.fuzz.run import Finding, Judge, fuzz
+from filterproof.fuzz.target import Unsupported
+from filterproof.fuzz.targets.milvus import MilvusTarget, expression, quoted
+
+REPRO = Path(__file__).resolve().parents[1] / "bench" / "repro"
+ORACLES = {"partition", "double_negation", "de_morgan", "reorder", "conjunct", "paths", "index", "reference",
+           "spelling"}
+NULL_ROW = {f.name: None for f in FIELDS}
+
+
+@pytest.fixture(scope="module")
+def target() -> Iterator[MilvusTarget]:
+    opened = MilvusTarget()
+    yield opened
+    opened.close()
+
+
+@pytest.mark.parametrize(("expr", "spelled", "native"), [
+    (Cond("eq", "s", 'a"b\\c'), 0, 's == "a\\"b\\\\c"'),
+    (Cond("eq", "s", '") or (id != "'), 0, 's == "\\") or (id != \\""'),
+    (Cond("eq", "s", "x\ny\rz\tw\x00"), 0, 's == "x\\ny\\rz\tw\x00"'),  # newline and CR escaped; tab, NUL raw
+    (Cond("ne", "n", -1), 0, "n != -1"),
+    (Cond("ne", "n", -1), 1, "n not in [-1]"),
+    (Cond("ne", "n", -1), 2, "not (n == -1)"),
+    (Cond("in", "t", ()), 0, "t in []"),
+    (Cond("in", "t", ()), 1, "t in []"),
+    (Cond("nin", "t", ()), 0, "t not in []"),
+    (Cond("in", "t", ("a", "b")), 1, '(t == "a") OR (t == "b")'),
+    (Cond("nin", "t", ("a", "b")), 1, '(t != "a") AND (t != "b")'),
+    (Cond("gte", "d", date(2026, 9, 8)), 0, 'd >= "2026-09-08"'),
+    (Cond("lt", "x", 1e300), 0, "x < 1e+300"),
+    (Cond("eq", "b", False), 0, "b == false"),
+    (Cond("contains", "nums", -7), 0, "ARRAY_CONTAINS(nums, -7)"),
+    (Cond("contains", "nums", -7), 2, "ARRAY_CONTAINS(nums, (-7))"),
+    (Cond("contains", "tags", "a"), 1, 'ARRAY_CONTAINS_ANY(tags, ["a"])'),
+    (Cond("contains_any", "tags", ()), 0, "ARRAY_CONTAINS_ANY(tags, [])"),
+    (Cond("is_null", "s"), 0, "s is null"),
+    (Cond("is_null", "s"), 1, "s IS NULL"),
+    (Cond("exists", "tags"), 0, "tags is not null"),
+    (Cond("exists", "tags"), 1, "NOT (tags IS NULL)"),
+    (Cond("is_empty", "s"), 0, "s is null"),
+    (Cond("is_empty", "tags"), 0, "tags is null or array_length(tags) == 0"),
+    (Not(And((Cond("eq", "n", 1), Cond("is_empty", "nums")))), 0,
+     "not ((n == 1) and (nums is null or array_length(nums) == 0))"),
+    (Or((Cond("eq", "t", "a"), Not(Cond("eq", "t", "b")))), 1, '(t in ["a"]) OR (NOT (t in ["b"]))'),
+    (And(()), 0, "true"),
+    (Or(()), 0, "false"),
+])
+def test_renderings(expr: lang.Expr, spelled: int, native: str) -> None:
+    assert expression(expr, spelled) == native
+
+
+@pytest.mark.parametrize("expr", [
+    Cond("eq", "n", "7"), Cond("eq", "s", 7), Cond("eq", "n", True), Cond("in", "b", (True, 1)),
+    Cond("gt", "x", "a"), Cond("gt", "n", date(2026, 1, 1)), Cond("eq", "d", date(2026, 1, 1)),
+    Cond("gt", "b", True), Cond("contains", "tags", 1), Cond("contains", "s", "a"), Cond("eq", "tags", "a"),
+    Cond("gt", "x", float("inf")),
+])
+def test_what_milvus_refuses_as_a_type_error_is_unsupported(expr: lang.Expr) -> None:
+    with pytest.raises(Unsupported, match=r"^milvus: "):
+        expression(expr)
+
+
+def test_unknown_input_raises_type_error() -> None:
+    with pytest.raises(TypeError):
+        expression(Cond("eq", "nosuch", 1))
+    with pytest.raises(TypeError):
+        quoted(1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        expression("s == 1")  # type: ignore[arg-type]
+
+
+def test_every_string_is_stored_and_matched_whole(target: MilvusTarget) -> None:
+    """Each string of the pools (NUL, controls, quotes, backslashes, Unicode twins) matches exactly its own row."""
+    hostile = ['"', "\\", '\\"', '" or id != "', "\\n", "a\\", "\r\n", "\x01\x7f\u2028", "x'y"]
+    values = list(dict.fromkeys([*STRINGS, *hostile]))
+    docs = {f"d{i}": {**NULL_ROW, "s": v, "tags": [v]} for i, v in enumerate(values)}
+    target.world(docs)
+    for i, value in enumerate(values):
+        for cond in (Cond("eq", "s", value), Cond("contains", "tags", value), Cond("in", "s", (value,))):
+            assert target.ask(target.render(cond), "query") == {f"d{i}"}, (value, expression(cond))
+
+
+def recorded(finding: Finding, target: MilvusTarget) -> str | None:
+    """The ``bench/repro`` file recording the Lite defect a finding shows, or None for an unknown one."""
+    if "unexpected token '-'" in finding.error:
+        return "fuzz_milvus_negative_contains.py"
+    if "Integer value" in finding.error and "not in range" in finding.error:
+        return "milvus_int_float.py"
+    conds = [c for c in lang.nodes(finding.expr) if isinstance(c, Cond)]
+    if not finding.error and finding.oracle == "index" and any(
+            c.key == "n" and any(isinstance(v, float) for v in (c.value if isinstance(c.value, tuple) else (c.value,)))
+            for c in conds):
+        return "fuzz_milvus_index_float.py"
+    if finding.error or finding.oracle not in ("spelling", "conjunct"):
+        return None
+    keys = {c.key for c in conds}
+    whole = {i: d for i, d in finding.docs.items() if all(d.get(k) is not None for k in keys)}
+    if whole:  # the violation must go with the rows that hold a null (the two evaluators' null rules)
+        target.world(whole)
+        if Judge([target]).violation(finding.relation, whole) is not None:
+            return None
+    return "fuzz_milvus_null_backends.py"
+
+
+def test_a_seeded_run_judges_every_oracle_and_finds_only_recorded_defects(target: MilvusTarget) -> None:
+    outcome = fuzz([target], seed=5, budget_s=60, max_cases=120, shrink_s=0.5)
+    assert {key.split(" ", 1)[1] for key in outcome.checked} == ORACLES, outcome.checked
+    unknown = [f.describe() for f in outcome.findings if recorded(f, target) is None]
+    assert not unknown, unknown
+    for finding in outcome.findings:
+        assert (REPRO / str(recorded(finding, target))).is_file()
+
+
+def test_a_finding_reproduces_standalone(target: MilvusTarget, tmp_path: Path) -> None:
+    """``n != 1`` and ``n not in [1]`` (IN as membership) on a null ``n``: Lite's pyarrow ``not in`` selects it."""
+    docs = {"d0": dict(NULL_ROW), "d1": {**NULL_ROW, "n": 1}}
+    expr = Cond("ne", "n", 1)
+    target.world(docs)
+    relation = spelling(expr, docs, target)
+    assert relation is not None
+    bad = Judge([target]).violation(relation, docs)
+    assert bad is not None and bad[0]["P spelled 1"] == {"d0"}, bad
+    finding = Finding(("milvus",), "spelling", "milvus spelling ne", docs, expr, relation,
+                      {k: sorted(v) for k, v in bad[0].items()})
+    assert recorded(finding, target) == "fuzz_milvus_null_backends.py"
+    path = repro.write(finding, [target], tmp_path, 1)
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "VIOLATED: spelling" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_index_oracle_sees_the_inverted_index_truncate_a_float(target: MilvusTarget) -> None:
+    """Lite's INVERTED index on INT64 reads ``n >= 1.5`` as ``n >= 1`` (``fuzz_milvus_index_float.py``)."""
+    docs = {"d0": {**NULL_ROW, "n": 1}, "d1": {**NULL_ROW, "n": 2}}
+    target.world(docs)
+    relation = index(Cond("gte", "n", 1.5), docs, target)
+    assert relation is not None
+    assert Judge([target]).violation(relation, docs) == ({"P": {"d1"}, "P indexed": {"d0", "d1"}}, "")
