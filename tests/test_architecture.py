@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("filterproof.runner", "filterproof.isolation"),
     ("filterproof.congruence",),
     ("filterproof.report",),
-    ("filterproof.conformance", "filterproof.matrix", "filterproof.freshness"),
+    ("filterproof.conformance", "filterproof.matrix", "filterproof.freshness", "filterproof.fuzz"),
     ("filterproof.cli",),
 ]
 """Pipeline order: policy -> stores -> strategies -> truth -> scoring -> runner -> report -> front ends."""

@@ -14,9 +14,9 @@ from filterproof.cli import signals
 from filterproof.cli.common import console, usage_errors
 from filterproof.cli.compare import compare_command
 from filterproof.cli.freshness import freshness_command
+from filterproof.cli.fuzz import register as register_fuzz
 from filterproof.cli.new_adapter import register as register_new_adapter
 from filterproof.cli.sweep import generate_command, sweep_command
-from filterproof.fuzz.command import register as register_fuzz
 from filterproof.matrix.commands import register as register_matrix
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,

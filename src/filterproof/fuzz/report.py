@@ -9,7 +9,8 @@ from typing import Any
 
 from filterproof import __version__
 from filterproof.fuzz import lang, repro
-from filterproof.fuzz.run import Finding, Outcome
+from filterproof.fuzz.finding import Finding
+from filterproof.fuzz.run import Outcome
 from filterproof.fuzz.target import Target
 
 RUN_SCHEMA = "filterproof/fuzz-1"

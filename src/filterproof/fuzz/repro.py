@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from filterproof.fuzz import lang
+from filterproof.fuzz.finding import Finding
 from filterproof.fuzz.oracles import DESCRIPTIONS
-from filterproof.fuzz.run import Finding
 from filterproof.fuzz.target import Target
 
 FINDING_SCHEMA = "filterproof/fuzz-finding-1"

@@ -15,41 +15,21 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from filterproof.fuzz import lang
+from filterproof.fuzz.finding import Finding, Judge, signature, value_kind
 from filterproof.fuzz.generate import Allows, Generator
 from filterproof.fuzz.oracles import ONE_TARGET, Relation, differential
+from filterproof.fuzz.shrink import shrink
 from filterproof.fuzz.target import Docs, Target, Unsupported
+
+__all__ = ["Finding", "Judge", "Outcome", "fuzz", "signature", "value_kind"]
 
 DOCS_PER_WORLD = 8
 FILTERS_PER_WORLD = 25
 RAW_PER_SHAPE = 2
 """Failing cases kept per targets, oracle and typed shape before shrinking (the rest are the same bugs, mostly)."""
 RAW_AT_MOST = 40
-
-
-@dataclass
-class Finding:
-    targets: tuple[str, ...]
-    oracle: str
-    signature: str
-    docs: dict[str, dict[str, Any]]
-    expr: lang.Expr
-    relation: Relation
-    answers: dict[str, list[str]]
-    error: str = ""
-    seed: int = 0
-    case: int = 0
-    spellings: tuple[int, int] = (0, 0)
-    """How each of the targets wrote the filter (``Target.spellings``)."""
-    shrunk_from: tuple[int, int] = (0, 0)
-    """(documents, filter nodes) before shrinking."""
-    reproducer: str = ""
-
-    def describe(self) -> str:
-        what = self.error or ", ".join(f"{k}: {sorted(v)}" for k, v in self.answers.items())
-        return f"{'+'.join(self.targets)} {self.oracle} on {lang.show(self.expr)}: {what}"
 
 
 @dataclass
@@ -66,50 +46,9 @@ class Outcome:
     stopped: int | None = None
 
 
-class Judge:
-    """Asks one relation of its targets (on the loaded world) and says whether it holds."""
-
-    def __init__(self, targets: Sequence[Target]) -> None:
-        self.targets = targets
-
-    def answers(self, relation: Relation) -> dict[str, set[str]]:
-        sources = [(ask, self.targets[ask.target].render(ask.expr, ask.spelling or 0)) for ask in relation.asks]
-        return {ask.label: self.targets[ask.target].answer(source, ask.via, ask.indexed) for ask, source in sources}
-
-    def violation(self, relation: Relation, docs: Docs) -> tuple[dict[str, set[str]], str] | None:
-        """The answers and an error message when the relation fails (an engine error is a failure)."""
-        try:
-            answers = self.answers(relation)
-        except Unsupported:
-            raise
-        except Exception as error:  # the engine refused a filter its own language accepts: a finding too
-            return {}, f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
-        return None if relation.holds(answers, set(docs)) else (answers, "")
-
-
-def value_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "list+null" if None in value else ("empty list" if not value else "list")
-    return "null" if value is None else type(value).__name__
-
-
-def signature(targets: Sequence[str], oracle: str, expr: lang.Expr, error: str, docs: Docs,
-              spellings: Sequence[int]) -> str:
-    """What tells two findings apart: targets, oracle, the operators of the filter, the spelling, and what the
-    world holds in the fields the filter names (a bool, a null, a missing key, a list holding a null)."""
-    kind = error.split(":", 1)[0] if error else ""
-    named = sorted({c.key for c in lang.nodes(expr) if isinstance(c, lang.Cond)})
-    held = sorted({value_kind(d[k]) if k in d else "missing" for d in docs.values() for k in named})
-    spelled = f"spelling {spellings[0]}" if spellings[0] and oracle != "spelling" else ""
-    return " ".join(filter(None, ("+".join(targets), oracle, lang.shape(expr, kinds=True), spelled, kind,
-                                  "[" + " ".join(held) + "]")))
-
-
 def fuzz(targets: Sequence[Target], seed: int, budget_s: float, max_cases: int | None = None,
          pairs: Sequence[tuple[int, int]] = (), shrink_s: float = 20.0) -> Outcome:
     """Run until the budget or ``max_cases``; every finding is shrunk within ``shrink_s`` seconds."""
-    from filterproof.fuzz.shrink import shrink
-
     allows = Allows()
     for target in targets:
         allows = allows & target.allows

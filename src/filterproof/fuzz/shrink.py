@@ -16,10 +16,10 @@ from dataclasses import replace
 from typing import Any
 
 from filterproof.fuzz import lang
+from filterproof.fuzz.finding import Finding, Judge
 from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
 from filterproof.fuzz.oracles import ONE_TARGET, Relation, differential
-from filterproof.fuzz.run import Finding, Judge
 from filterproof.fuzz.target import Docs, Target, Unsupported
 
 

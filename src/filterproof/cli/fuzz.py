@@ -14,6 +14,8 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
+from filterproof.cli.common import EXIT_USAGE, console
+
 
 def seconds(text: str) -> float:
     match = re.fullmatch(r"(\d+(?:\.\d+)?)(s|m)?", text.strip())
@@ -40,7 +42,6 @@ def fuzz_command(
     import logging
     import warnings
 
-    from filterproof.cli.common import EXIT_USAGE, console  # here: filterproof.cli imports this module
     from filterproof.fuzz import report
     from filterproof.fuzz.targets import FAMILIES, TARGETS, installed, open_target
 
