@@ -21,9 +21,9 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, ClassVar
 
+from filterproof import installed_versions
 from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.lang import Expr
 
@@ -67,13 +67,7 @@ class Target(ABC):
         return re.sub(r"\W", "_", self.name)
 
     def versions(self) -> dict[str, str]:
-        found = {}
-        for package in self.packages:
-            try:
-                found[package] = version(package)
-            except PackageNotFoundError:
-                found[package] = "not installed"
-        return found
+        return installed_versions(self.packages)
 
     @abstractmethod
     def render(self, expr: Expr, spelling: int = 0) -> str:

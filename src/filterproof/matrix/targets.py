@@ -12,9 +12,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from filterproof import installed_versions
 from filterproof.adapters.base import Record
 from filterproof.matrix import languages
 from filterproof.matrix.probes import Expr
@@ -41,13 +41,7 @@ class Target:
         return getattr(importlib.import_module(module), attribute)()
 
     def versions(self) -> dict[str, str]:
-        found = {}
-        for package in self.packages:
-            try:
-                found[package] = version(package)
-            except PackageNotFoundError:
-                found[package] = "not installed"
-        return found
+        return installed_versions(self.packages)
 
 
 _HERE = "filterproof.matrix.targets"
