@@ -16,7 +16,7 @@ from filterproof.cli import app
 from filterproof.fuzz import lang, semantics
 from filterproof.fuzz.generate import Allows, Generator
 from filterproof.fuzz.lang import And, Cond, Not, Or
-from filterproof.fuzz.run import fuzz
+from filterproof.fuzz.run import fuzz, signature
 from filterproof.fuzz.targets import open_target
 from filterproof.fuzz.targets.reference import DEFECT_NAMES
 
@@ -106,3 +106,16 @@ def test_the_fixed_engine_holds_on_a_replayed_finding(tmp_path: Path) -> None:
 def test_an_unknown_target_is_a_usage_error() -> None:
     result = CliRunner().invoke(app, ["fuzz", "-b", "nosuch"])
     assert result.exit_code == 2 and "unknown fuzz target 'nosuch'" in result.output
+
+
+def test_an_engine_error_is_one_finding_per_message_whatever_the_oracle_or_values() -> None:
+    """Milvus Lite refuses ``ARRAY_CONTAINS(nums, -1)`` under every oracle and at every negative value: one finding."""
+    said = "MilvusException: (code=6, message=unexpected token '-' at column {} ARRAY_CONTAINS(nums, {}) ^)"
+    one = signature(("milvus",), "partition", Cond("contains", "nums", -1), said.format(22, -1), {}, (0, 0))
+    two = signature(("milvus",), "paths", Cond("contains", "nums", -(2**63)), said.format(22, -(2**63)),
+                    {"d0": {"nums": None}}, (1, 0))
+    assert one == two
+    other = signature(("milvus",), "partition", Cond("contains", "nums", -1), "MilvusException: (code=1, "
+                      "message=Integer value 9007199254740993 not in range)", {}, (0, 0))
+    assert other != one
+    assert signature(("chroma",), "partition", Cond("contains", "nums", -1), said.format(22, -1), {}, (0, 0)) != one

@@ -11,30 +11,18 @@ with its reproducer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from filterproof.fuzz import lang
 from filterproof.fuzz.oracles import conditions
-from filterproof.fuzz.report import load_finding
 from filterproof.fuzz.run import Finding, fuzz
-from filterproof.fuzz.shrink import attempt
 from filterproof.fuzz.targets import FAMILIES, open_target
+from fuzz_known import Known, explained, known_cases, still_fails
 
-DATA = Path(__file__).resolve().parent / "data" / "fuzz"
 CASES = {"qdrant": 400}
 """Filters per run, by family: each run takes a few seconds (the whole file well under two minutes)."""
-
-
-@dataclass(frozen=True)
-class Known:
-    name: str
-    targets: frozenset[str]
-    reason: str
-    explains: Callable[[Finding], bool]
 
 
 def _bools(f: Finding) -> bool:
@@ -87,10 +75,6 @@ KNOWN = [
 ]
 
 
-def explained(finding: Finding) -> Known | None:
-    return next((k for k in KNOWN if k.targets & set(finding.targets) and k.explains(finding)), None)
-
-
 RUNS = [["qdrant-local", "qdrant-edge"]]
 
 
@@ -107,27 +91,12 @@ def test_every_finding_on_the_installed_releases_is_a_known_one(names: list[str]
         for target in targets:
             target.close()
     assert outcome.cases == CASES[FAMILIES[names[0]]]
-    unknown = [f for f in outcome.findings if explained(f) is None]
+    unknown = [f for f in outcome.findings if explained(f, KNOWN) is None]
     assert not unknown, "\n".join(f"{f.signature}: {f.describe()} world {f.docs} ({lang.show(f.expr)})"
                                   for f in unknown)
 
 
-def _known_cases() -> list[object]:
-    cases = []
-    for known in KNOWN:
-        for path in sorted(DATA.glob(f"{known.name}*.json")):
-            cases.append(pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=known.reason),
-                                      id=path.stem))
-    return cases
-
-
-@pytest.mark.parametrize("path", _known_cases())
+@pytest.mark.parametrize("path", known_cases(KNOWN))
 def test_a_known_finding_still_holds_on_the_installed_release(path: Path) -> None:
     """Each recorded finding's minimal world: fails now (the xfail); a fixed release makes it pass (XPASS, red)."""
-    finding, targets = load_finding(path)
-    try:
-        again = attempt(finding, finding.expr, finding.docs, targets)
-    finally:
-        for target in targets:
-            target.close()
-    assert again is None, again.describe()
+    still_fails(path)

@@ -3,11 +3,14 @@
 A finding is kept with its world, filter, relation, answers and the spellings it was
 written in; its signature (targets, oracle, the operators with their values' kinds, the
 spelling where it changes the rendering, what the world holds in the named fields) is
-what tells two findings apart.
+what tells two findings apart. An engine's error is one finding per message, whatever
+the oracle that met it: its numbers and quoted text set aside, so ``ARRAY_CONTAINS(nums,
+-1)`` refused under six oracles and at two values is reported once.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -71,9 +74,16 @@ def signature(targets: Sequence[str], oracle: str, expr: lang.Expr, error: str, 
               spellings: Sequence[int]) -> str:
     """What tells two findings apart: targets, oracle, the operators of the filter, the spelling, and what the
     world holds in the fields the filter names (a bool, a null, a missing key, a list holding a null)."""
-    kind = error.split(":", 1)[0] if error else ""
+    if error:
+        return f"{'+'.join(targets)} error {message_shape(error)}"
     named = sorted({c.key for c in lang.nodes(expr) if isinstance(c, lang.Cond)})
     held = sorted({value_kind(d[k]) if k in d else "missing" for d in docs.values() for k in named})
     spelled = f"spelling {spellings[0]}" if spellings[0] and oracle != "spelling" else ""
-    return " ".join(filter(None, ("+".join(targets), oracle, lang.shape(expr, kinds=True), spelled, kind,
+    return " ".join(filter(None, ("+".join(targets), oracle, lang.shape(expr, kinds=True), spelled,
                                   "[" + " ".join(held) + "]")))
+
+
+def message_shape(error: str) -> str:
+    """An error message with its quoted text and its numbers replaced (``'-'`` by ``S``, ``-1`` by ``N``)."""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "S", error)
+    return re.sub(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", "N", text)[:160]

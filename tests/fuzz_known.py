@@ -1,0 +1,52 @@
+"""What the engines' fuzz tests share: a known finding on a current release, and its committed minimal worlds
+replayed as strict xfails (``tests/data/fuzz/<name>-N.json``, written by the fuzzer), so a release that fixes one
+turns the run red."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from filterproof.fuzz.finding import Finding
+from filterproof.fuzz.report import load_finding
+from filterproof.fuzz.shrink import attempt
+
+DATA = Path(__file__).resolve().parent / "data" / "fuzz"
+
+
+@dataclass(frozen=True)
+class Known:
+    name: str
+    targets: frozenset[str]
+    reason: str
+    """``finding: <engine> <version> ...`` and the reproducer under ``bench/repro``."""
+    explains: Callable[[Finding], bool]
+
+
+def explained(finding: Finding, known: Sequence[Known]) -> Known | None:
+    return next((k for k in known if k.targets & set(finding.targets) and k.explains(finding)), None)
+
+
+def known_cases(known: Sequence[Known]) -> list[object]:
+    """One strict xfail per committed world of each known finding."""
+    cases = []
+    for each in known:
+        paths = sorted(DATA.glob(f"{each.name}-*.json"))
+        assert paths, f"{each.name}: no committed world in {DATA}"
+        cases += [pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=each.reason), id=path.stem)
+                  for path in paths]
+    return cases
+
+
+def still_fails(path: Path) -> None:
+    """Replays a committed finding: raises while it reproduces (the xfail), returns once a release fixed it."""
+    finding, targets = load_finding(path)
+    try:
+        again = attempt(finding, finding.expr, finding.docs, targets)
+    finally:
+        for target in targets:
+            target.close()
+    assert again is None, again.describe()
