@@ -15,6 +15,7 @@ TARGETS = {
     "milvus": "filterproof.fuzz.targets.milvus:MilvusTarget",
     "pgvector-typed": "filterproof.fuzz.targets.pgvector:PgvectorTyped",
     "pgvector-jsonb": "filterproof.fuzz.targets.pgvector:PgvectorJsonb",
+    "llamaindex-qdrant": "filterproof.fuzz.targets.llamaindex:LlamaIndexQdrant",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",
             "pgvector-jsonb": "pgvector"}

@@ -1,0 +1,108 @@
+"""The ``llamaindex-qdrant`` fuzz target: the neutral language as LlamaIndex ``MetadataFilters``, translated by
+llama-index-vector-stores-qdrant's own code; a seeded run in which every finding is a recorded one, replayed as a
+strict xfail; a reproducer that runs with LlamaIndex and qdrant-client alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from fuzz_known import Known, explained, known_cases, still_fails
+
+pytest.importorskip("llama_index.vector_stores.qdrant")
+
+from filterproof.fuzz import lang
+from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.fuzz.run import Finding, fuzz
+from filterproof.fuzz.target import Unsupported
+from filterproof.fuzz.targets.llamaindex import LlamaIndexQdrant, metadata_filters
+
+ROOT = Path(__file__).resolve().parents[1]
+F = "li.MetadataFilter(key={!r}, operator=li.FilterOperator.{}, value={!r})"
+
+
+def filters(parts: list[str], condition: str = "AND") -> str:
+    return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"
+
+
+@pytest.fixture(scope="module")
+def target() -> Iterator[LlamaIndexQdrant]:
+    opened = LlamaIndexQdrant()
+    yield opened
+    opened.close()
+
+
+@pytest.mark.parametrize(("expr", "native"), [
+    (Cond("eq", "s", "it's"), filters([F.format("s", "EQ", "it's")])),
+    (Cond("nin", "n", (1, 2)), filters([F.format("n", "NIN", [1, 2])])),
+    (Cond("contains", "tags", "a"), filters([F.format("tags", "EQ", "a")])),
+    (Cond("contains_any", "nums", (3,)), filters([F.format("nums", "IN", [3])])),
+    (Cond("is_empty", "tags"), filters([F.format("tags", "IS_EMPTY", None)])),
+    (Not(Cond("gt", "x", 0.5)), filters([F.format("x", "GT", 0.5)], "NOT")),
+    (Or((Cond("eq", "n", 1), And((Cond("lte", "n", 3),)))),
+     filters([F.format("n", "EQ", 1), filters([F.format("n", "LTE", 3)])], "OR")),
+])
+def test_renderings(expr: lang.Expr, native: str) -> None:
+    assert metadata_filters(expr) == native
+
+
+@pytest.mark.parametrize("expr", [
+    Cond("is_null", "s"), Cond("exists", "s"), Cond("eq", "b", True), Cond("in", "n", (1, "a")),
+    Cond("gt", "d", date(2026, 1, 1)),
+    Cond("gt", "s", "a"), Cond("contains", "s", "a"), And(()), Or(()),
+])
+def test_what_the_integration_cannot_say_is_unsupported(expr: lang.Expr) -> None:
+    with pytest.raises(Unsupported, match=r"^llamaindex-qdrant: "):
+        metadata_filters(expr)
+
+
+def test_the_translation_keeps_the_meaning_on_a_plain_world(target: LlamaIndexQdrant) -> None:
+    """Every operator the integration supports, on defined values, selects what the neutral evaluator does."""
+    docs = {"d0": {"s": "a", "n": 1, "x": 0.5, "tags": ["a", "b"]}, "d1": {"s": "b", "n": 2, "x": 1.5, "tags": []}}
+    target.world(docs)
+    cases = {Cond("eq", "s", "a"): {"d0"}, Cond("ne", "s", "a"): {"d1"}, Cond("in", "n", (2, 3)): {"d1"},
+             Cond("nin", "n", (2, 3)): {"d0"}, Cond("gte", "x", 1.5): {"d1"}, Cond("lt", "n", 2): {"d0"},
+             Cond("contains", "tags", "b"): {"d0"}, Cond("is_empty", "tags"): {"d1"},
+             Not(Cond("eq", "s", "a")): {"d1"}, Or((Cond("eq", "n", 1), Cond("eq", "n", 2))): {"d0", "d1"}}
+    for expr, expected in cases.items():
+        assert target.ask(target.render(expr)) == expected, lang.show(expr)
+
+
+def _float_to_match(f: Finding) -> bool:
+    return "validation error" in f.error and ("MatchExcept" in f.error or "MatchAny" in f.error) \
+        and "input_type=float" in f.error
+
+
+KNOWN = [
+    Known("llamaindex_qdrant_float", frozenset({"llamaindex-qdrant"}),
+          "finding: llama-index-vector-stores-qdrant 0.10.4 hands a float value of NE, IN or NIN to Qdrant's "
+          "MatchExcept/MatchAny, which refuse it (a pydantic ValidationError), while EQ with a float is rendered "
+          "as a Range (bench/repro/fuzz_llamaindex_qdrant_float.py)", _float_to_match),
+]
+
+
+def test_a_seeded_run_finds_only_recorded_findings(target: LlamaIndexQdrant) -> None:
+    outcome = fuzz([target], seed=4, budget_s=60, max_cases=1500, shrink_s=1)
+    assert outcome.cases == 1500
+    assert {key.split(" ", 1)[1] for key in outcome.checked} >= {"partition", "double_negation", "de_morgan",
+                                                                  "reorder", "conjunct", "reference"}
+    unknown = [f"{f.signature}: {f.describe()} world {f.docs}" for f in outcome.findings
+               if explained(f, KNOWN) is None]
+    assert not unknown, unknown
+
+
+@pytest.mark.parametrize("path", known_cases(KNOWN))
+def test_a_known_finding_still_holds_on_the_installed_release(path: Path) -> None:
+    """Each recorded finding's minimal world: fails now (the xfail); a fixed release makes it pass (XPASS, red)."""
+    still_fails(path)
+
+
+def test_the_reproducer_runs_alone() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "bench/repro/fuzz_llamaindex_qdrant_float.py")],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1 and "validation errors for MatchExcept" in done.stderr, done.stdout + done.stderr
