@@ -24,7 +24,42 @@ from milvus_bridge_checks import LlamaIndexMilvusRendering
 REVISIONS = ["query", "flag"]
 IDENTITY_FIELDS = ["tenant", "logical_id", "group", "status"]
 LOCAL_MODE_SCALE = 2_000
-pytestmark = pytest.mark.slow  # about 15 minutes on 2 cores; the quick tier is test_conformance_quick.py
+pytestmark = pytest.mark.slow  # about 15-20 minutes on 2 cores; the quick tier is test_conformance_quick.py
+
+
+SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE = 20, 1_000
+"""The generated budgets under revision=flag (60 examples and 5,000 documents under revision=query)."""
+BRIDGE_EXAMPLES, BRIDGE_SCALE = 30, 2_000
+"""The generated budgets through a bridge, whose engine runs the default ones beneath it (its own class)."""
+
+
+class Budgets:
+    """The full matrix's generated budgets (never above the command line's), so that it fits CI's 30 minutes:
+    the default ones on each engine under revision=query; under revision=flag, ``SECOND_ENCODING_*``, since the
+    encoding changes how the active revision is stored and asked, which every sequence and scale query meets at
+    any size (the catalogues, the contract and the lifecycle checks run whole under both); through a bridge,
+    ``BRIDGE_*``. In measured CPU time this takes about 400 of the slow set's 3,300 s off."""
+
+    EXAMPLES: int | None = None
+    SCALE: int | None = None
+
+    @pytest.fixture(autouse=True)
+    def _budget_of_this_case(self, request: pytest.FixtureRequest) -> None:
+        callspec = getattr(request.node, "callspec", None)
+        if callspec is not None and callspec.params.get("adapter") == "flag":
+            self.EXAMPLES, self.SCALE = SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE
+
+    def examples(self, config: pytest.Config) -> int:
+        n: int = super().examples(config)  # type: ignore[misc]
+        return n if self.EXAMPLES is None else min(self.EXAMPLES, n)
+
+    def scale_documents(self, config: pytest.Config) -> int:
+        n: int = super().scale_documents(config)  # type: ignore[misc]
+        return n if self.SCALE is None else min(self.SCALE, n)
+
+
+class EngineConformanceTests(Budgets, AdapterConformanceTests):
+    """The suite on an engine, under each encoding."""
 
 
 def fresh(name: str, **options: str) -> Iterator[Adapter]:
@@ -33,13 +68,13 @@ def fresh(name: str, **options: str) -> Iterator[Adapter]:
     store.close()
 
 
-class TestReference(AdapterConformanceTests):
+class TestReference(EngineConformanceTests):
     @pytest.fixture(params=REVISIONS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
         yield from fresh("reference", revision=request.param)
 
 
-class TestChroma(AdapterConformanceTests):
+class TestChroma(EngineConformanceTests):
     @pytest.fixture(params=REVISIONS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
         yield from fresh("chroma", revision=request.param)
@@ -57,13 +92,13 @@ def chroma_url() -> Iterator[str]:
         yield server.url
 
 
-class TestChromaServer(AdapterConformanceTests):
+class TestChromaServer(EngineConformanceTests):
     @pytest.fixture(params=REVISIONS)
     def adapter(self, request: pytest.FixtureRequest, chroma_url: str) -> Iterator[Adapter]:
         yield from fresh("chroma-server", url=chroma_url, revision=request.param)
 
 
-class TestQdrantEdge(AdapterConformanceTests):
+class TestQdrantEdge(EngineConformanceTests):
     @pytest.fixture(params=REVISIONS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
         yield from fresh("qdrant-edge", revision=request.param)
@@ -79,13 +114,13 @@ class PythonEvaluatorScale:
         return min(LOCAL_MODE_SCALE, super().scale_documents(config))  # type: ignore[misc]
 
 
-class TestQdrantLocal(PythonEvaluatorScale, AdapterConformanceTests):
+class TestQdrantLocal(PythonEvaluatorScale, EngineConformanceTests):
     @pytest.fixture(params=REVISIONS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
         yield from fresh("qdrant-local", revision=request.param)
 
 
-class TestPgvector(AdapterConformanceTests):
+class TestPgvector(EngineConformanceTests):
     """Exact (no vector index); the server is PGVECTOR_DSN or the process's throwaway one, shared by every test."""
 
     @pytest.fixture(params=REVISIONS)
@@ -127,13 +162,17 @@ class LanceDBDefaultReaders:
         super().test_a_reader_in_another_process_sees_each_change(second_client)  # type: ignore[misc]
 
 
-class TestLanceDB(LanceDBDefaultReaders, AdapterConformanceTests):
+class TestLanceDB(LanceDBDefaultReaders, EngineConformanceTests):
     @pytest.fixture(params=REVISIONS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
         yield from fresh("lancedb", revision=request.param)
 
 
-class TestLanceDBScalarIndexes(LanceDBDefaultReaders, AdapterConformanceTests):
+class TestLanceDBScalarIndexes(LanceDBDefaultReaders, EngineConformanceTests):
+    # A second configuration of the engine TestLanceDB runs at the default budgets: the indexed read path is met
+    # by every sequence and scale query at any size.
+    EXAMPLES, SCALE = SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE
+
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
         yield from fresh("lancedb", index_scalar="true")
@@ -147,7 +186,7 @@ class LiteEvaluatorScale(PythonEvaluatorScale):
     documents, as for qdrant-client's local mode (bench/repro/milvus_evaluator_cost.py)."""
 
 
-class TestMilvus(LiteEvaluatorScale, AdapterConformanceTests):
+class TestMilvus(LiteEvaluatorScale, EngineConformanceTests):
     """Milvus Lite in a temporary directory (FLAT, Strong), or the server at MILVUS_URI."""
 
     @pytest.fixture(params=REVISIONS)
@@ -201,8 +240,10 @@ written (values, lifecycle, size), which every search path of one bridge shares;
 call alone, and every other check (the generated property, the contract, placement, dates) runs on each path."""
 
 
-class BridgeConformanceTests(AdapterConformanceTests):
+class BridgeConformanceTests(Budgets, AdapterConformanceTests):
     """The suite through a bridge, on each search path; ``PLAIN_PATH_ONLY`` on the plain path only."""
+
+    EXAMPLES, SCALE = BRIDGE_EXAMPLES, BRIDGE_SCALE
 
     @pytest.fixture(autouse=True)
     def _plain_path_only(self, request: pytest.FixtureRequest) -> None:
