@@ -5,7 +5,12 @@ run, how strong its examples were. A property test whose examples never admit
 anything proves nothing ("nothing came back" is then always right), so the test
 checks its own strength at the end and fails when it was weak: fewer than a quarter
 of the examples with a non-empty eligible set, no eligible or no ineligible
-well-formed document, or fewer than 60% of the documents well formed.
+well-formed document, or fewer than half of the documents well formed.
+
+The bars sit below the generator's ordinary variance at the smallest budget CI runs
+(30 examples): over 1,100 random seeds there, a run's well-formed share ranged from 55%
+to 92% (median 77%); the former 60% bar failed 4 of those runs, and one CI run (on a bridge,
+where the property runs at that budget once per search path).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from filterproof.conformance.plugin import Budgets
 from filterproof.policy import problem
 
 MIN_NONEMPTY = 0.25
-MIN_WELLFORMED = 0.60
+MIN_WELLFORMED = 0.50
 
 
 @dataclass
