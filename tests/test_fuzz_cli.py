@@ -71,8 +71,8 @@ def fixture_files(draw: st.DrawFn) -> Any:
     return fixture
 
 
-@pytest.mark.slow  # about 50 s: 60 generated fixture files through check and compare
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@pytest.mark.slow  # about 25 s: 30 generated fixture files through check and compare
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(content=fixture_files())
 def test_check_and_compare_never_trace_back(tmp_path: Path, content: Any) -> None:
