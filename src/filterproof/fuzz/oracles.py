@@ -178,7 +178,8 @@ DESCRIPTIONS = {
     "index": "Building payload indexes must not change what a filter selects.",
     "reference": "On documents where every condition has the meaning engines share, the answer must be the "
                  "neutral evaluator's.",
-    "spelling": "Two spellings of one filter that the engine documents as the same must select the same documents.",
+    "spelling": "Two spellings of one filter that the engine documents (or SQL defines) as the same must select the "
+                "same documents.",
     "differential": "Two implementations of the same filter language must select the same documents.",
 }
 

@@ -60,7 +60,8 @@ class Target(ABC):
     spellings: ClassVar[int] = 1
     """Ways ``render`` can write one filter (``spelling``: 0 the plain one). Each case picks one at random."""
     equivalent: ClassVar[tuple[int, ...]] = ()
-    """The spellings the engine documents as the same filter as spelling 0 (the ``spelling`` oracle)."""
+    """The spellings the engine documents (or SQL defines: ``x IN (a, b)`` is ``x = a OR x = b``) as the same
+    filter as spelling 0 (the ``spelling`` oracle)."""
 
     @property
     def slug(self) -> str:

@@ -16,6 +16,7 @@ TARGETS = {
     "pgvector-typed": "filterproof.fuzz.targets.pgvector:PgvectorTyped",
     "pgvector-jsonb": "filterproof.fuzz.targets.pgvector:PgvectorJsonb",
     "llamaindex-qdrant": "filterproof.fuzz.targets.llamaindex:LlamaIndexQdrant",
+    "langchain-pgvector": "filterproof.fuzz.targets.langchain:LangChainPgvector",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",
             "pgvector-jsonb": "pgvector"}
