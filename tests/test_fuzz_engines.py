@@ -21,8 +21,10 @@ from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.targets import FAMILIES, open_target
 from fuzz_known import Known, explained, known_cases, still_fails
 
-CASES = {"qdrant": 400}
+CASES = {"qdrant": 400, "chroma": 300}
 """Filters per run, by family: each run takes a few seconds (the whole file well under two minutes)."""
+MODULES = {"qdrant-local": "qdrant_client", "qdrant-edge": "qdrant_edge", "chroma": "chromadb",
+           "chroma-server": "chromadb"}
 
 
 def _bools(f: Finding) -> bool:
@@ -56,7 +58,7 @@ def _float_bound_on_int(f: Finding) -> bool:
 
 
 KNOWN = [
-    Known("chroma_int_float_bound", frozenset({"chroma"}),
+    Known("chroma_int_float_bound", frozenset({"chroma", "chroma-server"}),
           "finding: chromadb 1.5.9 compares an integer-stored value with a non-integral float bound as if the bound "
           "were truncated (with x = 0, x < 0.5 selects nothing); chroma-core/chroma#7491, open "
           "(bench/repro/fuzz_chroma_int_float_bound.py)", _float_bound_on_int),
@@ -75,14 +77,14 @@ KNOWN = [
 ]
 
 
-RUNS = [["qdrant-local", "qdrant-edge"]]
+RUNS = [["qdrant-local", "qdrant-edge"], ["chroma", "chroma-server"]]
 
 
 @pytest.mark.parametrize("names", RUNS, ids=["+".join(r) for r in RUNS])
 def test_every_finding_on_the_installed_releases_is_a_known_one(names: list[str], tmp_path: Path) -> None:
     """A new finding fails here: read its reproducer, then fix the renderer or record it in ``KNOWN``."""
     for name in names:
-        pytest.importorskip(name.replace("-", "_") if name != "qdrant-local" else "qdrant_client")
+        pytest.importorskip(MODULES[name])
     targets = [open_target(n) for n in names]
     pairs = [(0, 1)] if len(names) == 2 and FAMILIES[names[0]] == FAMILIES[names[1]] else []
     try:

@@ -11,6 +11,7 @@ TARGETS = {
     "qdrant-local": "filterproof.fuzz.targets.qdrant:QdrantLocal",
     "qdrant-edge": "filterproof.fuzz.targets.qdrant:QdrantEdge",
     "chroma": "filterproof.fuzz.targets.chroma:ChromaTarget",
+    "chroma-server": "filterproof.fuzz.targets.chroma_server:ChromaServerTarget",
     "lancedb": "filterproof.fuzz.targets.lancedb:LanceDBTarget",
     "milvus": "filterproof.fuzz.targets.milvus:MilvusTarget",
     "pgvector-typed": "filterproof.fuzz.targets.pgvector:PgvectorTyped",
@@ -19,7 +20,7 @@ TARGETS = {
     "langchain-pgvector": "filterproof.fuzz.targets.langchain:LangChainPgvector",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",
-            "pgvector-jsonb": "pgvector"}
+            "pgvector-jsonb": "pgvector", "chroma": "chroma", "chroma-server": "chroma"}
 """Targets of one filter language, which the fuzzer pairs for the differential oracle."""
 
 

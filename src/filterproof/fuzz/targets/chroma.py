@@ -34,6 +34,10 @@ same filter ("Using the $eq operator is equivalent to using the where filter").
 
 Vias: ``search`` is ``collection.query`` with ``n_results`` = the collection size, ``get`` is
 ``collection.get(where=...)``; ``count`` takes no filter. No payload index (not ``indexable``).
+
+``chroma-server`` (``chroma_server.ChromaServerTarget``) is the same language over HTTP (``chromadb.HttpClient``; the
+server at ``$CHROMA_URL``, else a ``chroma run`` of its own, stopped on close): the filter and the metadata
+go through the client's JSON and the server's parsing, so the pair is a differential oracle.
 """
 
 from __future__ import annotations
@@ -186,15 +190,18 @@ class ChromaTarget(Target):
     def render(self, expr: Expr, spelling: int = 0) -> str:
         return repr(where(expr, spelling=spelling))  # data, not text: every value is a Python literal
 
+    def open_client(self) -> Any:
+        import logging
+
+        import chromadb
+        from chromadb.config import Settings
+
+        logging.getLogger("chromadb.telemetry").setLevel(logging.CRITICAL)  # 0.4 logs its disabled telemetry
+        return chromadb.EphemeralClient(Settings(anonymized_telemetry=False))
+
     def load(self, docs: Docs) -> None:
         if self.client is None:
-            import logging
-
-            import chromadb
-            from chromadb.config import Settings
-
-            logging.getLogger("chromadb.telemetry").setLevel(logging.CRITICAL)  # 0.4 logs its disabled telemetry
-            self.client = chromadb.EphemeralClient(Settings(anonymized_telemetry=False))
+            self.client = self.open_client()
         if self.collection is not None and REUSE:
             if self.ids:
                 self.collection.delete(ids=self.ids)
@@ -241,3 +248,4 @@ def ask_chroma(native, via, indexed):
     found = collection.query(query_embeddings=[[1.0, 0.0]], n_results=max(len(chroma_ids), 1), where=native)
     return set(found["ids"][0])
 """
+
