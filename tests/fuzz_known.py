@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from filterproof.fuzz import lang
 from filterproof.fuzz.finding import Finding
 from filterproof.fuzz.report import load_finding
 from filterproof.fuzz.shrink import attempt
@@ -28,6 +29,12 @@ class Known:
 
 def explained(finding: Finding, known: Sequence[Known]) -> Known | None:
     return next((k for k in known if k.targets & set(finding.targets) and k.explains(finding)), None)
+
+
+def unexplained(findings: Sequence[Finding], known: Sequence[Known]) -> list[str]:
+    """Each finding no ``Known`` explains, described with its world and filter (empty: all recorded)."""
+    return [f"{f.signature}: {f.describe()} world {f.docs} ({lang.show(f.expr)})" for f in findings
+            if explained(f, known) is None]
 
 
 def known_cases(known: Sequence[Known]) -> list[object]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fuzz_known import Known, explained, known_cases, still_fails
+from fuzz_known import Known, explained, known_cases, still_fails, unexplained
 
 pytest.importorskip("langchain_postgres")
 pytest.importorskip("pgserver")
@@ -118,9 +118,8 @@ def test_a_seeded_run_finds_only_recorded_findings(target: LangChainPgvector) ->
     assert {key.split(" ", 1)[1] for key in outcome.checked} >= {"partition", "double_negation", "de_morgan",
                                                                   "reorder", "conjunct", "paths", "reference",
                                                                   "spelling"}
-    unknown = [f"{f.signature}: {f.describe()} world {f.docs}" for f in outcome.findings
-               if explained(f, KNOWN) is None]
-    assert not unknown, unknown
+    unknown = unexplained(outcome.findings, KNOWN)
+    assert not unknown, "\n".join(unknown)
     assert {k.name for f in outcome.findings if (k := explained(f, KNOWN))} == {k.name for k in KNOWN}
 
 

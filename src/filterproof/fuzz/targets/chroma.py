@@ -248,4 +248,3 @@ def ask_chroma(native, via, indexed):
     found = collection.query(query_embeddings=[[1.0, 0.0]], n_results=max(len(chroma_ids), 1), where=native)
     return set(found["ids"][0])
 """
-
