@@ -25,7 +25,7 @@ pytest_plugins = ["pytester"]
 
 SUITE = ["-p", "no:cacheprovider", "--pyargs", "filterproof.conformance", "--conformance-examples", "40",
          "--hypothesis-seed", "1"]
-SUITE_TESTS = 73
+SUITE_TESTS = 74
 """Checks the reference passes; its reader in another process skips (it keeps its store in memory)."""
 LEAK = "returned but NOT eligible (a leak)"
 
@@ -165,6 +165,8 @@ POINTERS = [
     ("AppendsOnUpsert", "upsert_of_an_existing", "test_upsert_of_an_existing_id_replaces_it",
      "tenant acme after a1 moved to beta: returned but NOT eligible (a leak): a1: {'tenant': 'beta'"),
     ("RaisesOnUnknownDelete", "unknown_id", "test_deleting_an_unknown_id_is_ignored", "KeyError"),
+    ("ResetKeepsGroupRows", "reset_forgets", "test_reset_forgets_every_field_of_what_it_dropped",
+     f"a principal of 'restricted' only, after reset: {LEAK}: new0: "),
     ("DotProductScores", "cosine_for_vectors", "test_scores_are_cosine_for_vectors_of_any_length",
      "ranked [Hit(id='long'"),
     ("BatchUsesFirstFilter", "interleaved", "test_batched_queries_of_interleaved_principals",

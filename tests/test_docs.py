@@ -125,16 +125,15 @@ PYTHON = PythonPages()
 SYBIL = Sybil(parsers=[PythonParser(evaluator=PYTHON), BashParser(), SkipParser()], path=str(ROOT))
 
 
-def examples() -> Iterator[object]:
-    """One test per runnable block, in page order; skip directives run with the block they precede."""
-    for page in PAGES:
-        pending: list[Example] = []
-        for example in SYBIL.parse(page):
-            if isinstance(example.region.evaluator, Skipper):
-                pending.append(example)
-                continue
-            yield pytest.param([*pending, example], id=f"{page.relative_to(ROOT)}:{example.line}")
-            pending = []
+def examples(page: Path) -> Iterator[object]:
+    """One test per runnable block of ``page``, in order; skip directives run with the block they precede."""
+    pending: list[Example] = []
+    for example in SYBIL.parse(page):
+        if isinstance(example.region.evaluator, Skipper):
+            pending.append(example)
+            continue
+        yield pytest.param([*pending, example], id=f"{page.relative_to(ROOT)}:{example.line}")
+        pending = []
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -143,11 +142,29 @@ def python_workers() -> Iterator[None]:
     PYTHON.close()
 
 
-@pytest.mark.parametrize("chain", list(examples()))
-def test_example(chain: list[Example]) -> None:
-    """The block runs as shown (or is skipped with the reason the page gives)."""
+def run(chain: list[Example]) -> None:
     for example in chain:
         try:
             example.evaluate()
         except unittest.SkipTest as reason:
             pytest.skip(f"{Path(example.path).relative_to(ROOT)}:{example.line}: {reason}")
+
+
+def page_class(page: Path, chains: list[object]) -> type:
+    """One class per page: ``--dist loadscope`` keeps a page's blocks in order on one worker (they share a
+    namespace) and spreads the pages over the workers (one module-wide unit ran on one worker alone)."""
+
+    class Page:
+        @pytest.mark.parametrize("chain", chains)
+        def test_example(self, chain: list[Example]) -> None:
+            """The block runs as shown (or is skipped with the reason the page gives)."""
+            run(chain)
+
+    Page.__name__ = Page.__qualname__ = "TestPage_" + re.sub(r"\W", "_", str(page.relative_to(ROOT)))
+    return Page
+
+
+for _page in PAGES:
+    if _chains := list(examples(_page)):  # a page with no runnable block has no class (no empty test)
+        _class = page_class(_page, _chains)
+        globals()[_class.__name__] = _class

@@ -82,6 +82,28 @@ class ContractChecks:
         adapter.reset(3)
         assert adapter.search(vec(1, 0, 0), 5, None) == []
 
+    def test_reset_forgets_every_field_of_what_it_dropped(self, adapter: Adapter) -> None:
+        """Documents written after ``reset`` carry their own metadata only: a group from before is not theirs.
+
+        If this fails: the store kept part of the dropped documents' metadata and gave it to the new
+        ones (chromadb 1.5.9's ``delete_collection`` leaves list values behind, keyed by a row id the
+        next collection reuses: chroma-core/chroma#7594). Delete the records before dropping their
+        collection, or empty the collection instead of dropping it.
+        """
+        if not adapter.capabilities.native_filter:
+            pytest.skip(f"{adapter.name} filters nothing itself: no metadata of its own to carry over")
+        before = {f"old{n}": sc.meta(logical_id=f"old{n}", groups=["restricted"]) for n in range(3)}
+        after = {f"new{n}": sc.meta(logical_id=f"new{n}", groups=groups)  # no group, then none at all: malformed
+                 for n, groups in enumerate(([sc.GROUP], [], ...))}
+        for docs in (before, after):
+            adapter.reset(3)
+            active = sc.active_for(docs)
+            sync_active(adapter, active)
+            adapter.upsert([Record(i, vec(1, 0.1 * n, 0), docs[i]) for n, i in enumerate(docs)])
+        outsider = PolicyFilter(sc.principal(sc.TENANT, "restricted"), sc.AS_OF, active)
+        got = {h.id for h in adapter.search(vec(1, 0, 0), 10, outsider)}
+        assert not got, f"a principal of 'restricted' only, after reset: {sc.mismatch(got, set(), after)}"
+
     def test_a_vector_of_the_wrong_length_is_refused(self, adapter: Adapter) -> None:
         """Upserting a vector whose length is not the index's dimension raises ValueError.
 

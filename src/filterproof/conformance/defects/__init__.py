@@ -91,6 +91,7 @@ from filterproof.conformance.defects.store import (
     KeepsFirstOfRepeats,
     LazyRevisionFlag,
     RaisesOnUnknownDelete,
+    ResetKeepsGroupRows,
 )
 
 DEFECTS = {cls.__name__: cls for cls in (
@@ -105,7 +106,8 @@ DEFECTS = {cls.__name__: cls for cls in (
     Int32Revisions, Float64Revisions, Float32Revisions, RevisionKeyPrefix, PacksRevisionsLoosely,
     FlagKeptOnUpdate, FlagKeptWhenPairLeaves, TombstoneRevives, UpdateResurrects, FlushesDeletesFirst,
     OptimizeRestoresFlags, ZoneMapWidenedOnUpsert,
-    AppendsOnUpsert, KeepsFirstOfRepeats, RaisesOnUnknownDelete, DotProductScores, BatchUsesFirstFilter,
+    AppendsOnUpsert, KeepsFirstOfRepeats, RaisesOnUnknownDelete, ResetKeepsGroupRows, DotProductScores,
+    BatchUsesFirstFilter,
     WindowedNearest, OnePageMetadata,
     LazyRevisionFlag, FixedCandidatePool, IndexBuiltOnce, StaleBitmapIndex, BatchMasksWithoutDate,
     ReaderCachesResults, ReaderRefreshesLate,
@@ -166,6 +168,7 @@ __all__ = [
     "ReaderCachesResults",
     "ReaderRefreshesLate",
     "RefusesTooEagerly",
+    "ResetKeepsGroupRows",
     "RevisionKeyPrefix",
     "RowPredicate",
     "SentinelOpenEnd",

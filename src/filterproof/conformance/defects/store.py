@@ -58,6 +58,28 @@ class RaisesOnUnknownDelete(ReferenceAdapter):
         super().delete(ids)
 
 
+class ResetKeepsGroupRows(ReferenceAdapter):
+    """``reset`` empties the documents but not their groups, kept by row number in a table of their own: a
+    document written to a dropped one's row gets that one's groups too (chromadb 1.5.9's ``delete_collection``
+    leaves list values behind for the next collection's rows, chroma-core/chroma#7594)."""
+
+    name = "defect-reset-keeps-group-rows"
+    _left: Mapping[int, list[Any]] = {}
+
+    def reset(self, dim: int) -> None:
+        self._left = {row: list(meta["groups"]) for row, meta in enumerate(getattr(self, "_metadata", []))
+                      if isinstance(meta.get("groups"), list)}
+        super().reset(dim)
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        super().upsert(records)
+        for record in records:
+            row, meta = self._row[record.id], self._metadata[self._row[record.id]]
+            if isinstance(meta.get("groups"), list) and self._left.get(row):
+                self._metadata[row] = {**meta, "groups": meta["groups"] + self._left[row]}
+        self._changed()
+
+
 class DotProductScores(ReferenceAdapter):
     """Scores by dot product, never normalising: right for unit vectors only."""
 

@@ -43,6 +43,7 @@ go through the client's JSON and the server's parsing, so the pair is a differen
 from __future__ import annotations
 
 import re
+import tempfile
 import uuid
 from datetime import date
 from importlib.metadata import PackageNotFoundError, version
@@ -186,6 +187,7 @@ class ChromaTarget(Target):
         self.client: Any = None
         self.collection: Any = None
         self._name = f"filterproof-fuzz-{uuid.uuid4().hex[:12]}"
+        self._home: tempfile.TemporaryDirectory[str] | None = None
 
     def render(self, expr: Expr, spelling: int = 0) -> str:
         return repr(where(expr, spelling=spelling))  # data, not text: every value is a Python literal
@@ -197,7 +199,11 @@ class ChromaTarget(Target):
         from chromadb.config import Settings
 
         logging.getLogger("chromadb.telemetry").setLevel(logging.CRITICAL)  # 0.4 logs its disabled telemetry
-        return chromadb.EphemeralClient(Settings(anonymized_telemetry=False))
+        # A store of its own, not the process's shared EphemeralClient: chromadb 1.5.9 hands a dropped collection's
+        # list values to the next collection's records (chroma-core/chroma#7594, test_fuzz_chroma.py), so another
+        # test's collection would answer for this one's worlds.
+        self._home = tempfile.TemporaryDirectory(prefix="filterproof-fuzz-chroma-", ignore_cleanup_errors=True)
+        return chromadb.PersistentClient(self._home.name, Settings(anonymized_telemetry=False))
 
     def load(self, docs: Docs) -> None:
         if self.client is None:
@@ -230,6 +236,10 @@ class ChromaTarget(Target):
         if self.client is not None and self.collection is not None:
             self.client.delete_collection(self._name)
         self.collection = None
+        if self._home is not None:
+            self.client = None
+            self._home.cleanup()
+            self._home = None
 
 
 _SETUP = """
