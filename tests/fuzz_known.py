@@ -12,6 +12,7 @@ import pytest
 
 from filterproof.fuzz import lang
 from filterproof.fuzz.finding import Finding
+from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.report import load_finding
 from filterproof.fuzz.shrink import attempt
 
@@ -57,3 +58,17 @@ def still_fails(path: Path) -> None:
         for target in targets:
             target.close()
     assert again is None, again.describe()
+
+
+def _float_bound_on_int(f: Finding) -> bool:
+    return any(isinstance(v, float) and not v.is_integer() and any(
+        isinstance(d.get(c.key), int) and not isinstance(d.get(c.key), bool) for d in f.docs.values())
+        for c in conditions(f.expr) for v in (c.value if isinstance(c.value, tuple) else (c.value,)))
+
+
+CHROMA_INT_FLOAT_BOUND = Known(
+    "chroma_int_float_bound", frozenset({"chroma", "chroma-server", "llamaindex-chroma"}),
+    "finding: chromadb 1.5.9 compares an integer-stored value with a non-integral float bound as if the bound were "
+    "truncated (with x = 0, x < 0.5 selects nothing); chroma-core/chroma#7491, open "
+    "(bench/repro/fuzz_chroma_int_float_bound.py)", _float_bound_on_int)
+"""Chroma's engine, met directly and through LlamaIndex's translation (which passes the bound on unchanged)."""

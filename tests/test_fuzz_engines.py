@@ -18,7 +18,7 @@ import pytest
 from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.targets import FAMILIES, open_target
-from fuzz_known import Known, known_cases, still_fails, unexplained
+from fuzz_known import CHROMA_INT_FLOAT_BOUND, Known, known_cases, still_fails, unexplained
 
 CASES = {"qdrant": 400, "chroma": 300}
 """Filters per run, by family: each run takes a few seconds (the whole file well under two minutes)."""
@@ -50,17 +50,8 @@ def _mixed_under_index(f: Finding) -> bool:
         for c in conditions(f.expr) for d in f.docs.values() if c.key in d)
 
 
-def _float_bound_on_int(f: Finding) -> bool:
-    return any(isinstance(v, float) and not v.is_integer() and any(
-        isinstance(d.get(c.key), int) and not isinstance(d.get(c.key), bool) for d in f.docs.values())
-        for c in conditions(f.expr) for v in (c.value if isinstance(c.value, tuple) else (c.value,)))
-
-
 KNOWN = [
-    Known("chroma_int_float_bound", frozenset({"chroma", "chroma-server"}),
-          "finding: chromadb 1.5.9 compares an integer-stored value with a non-integral float bound as if the bound "
-          "were truncated (with x = 0, x < 0.5 selects nothing); chroma-core/chroma#7491, open "
-          "(bench/repro/fuzz_chroma_int_float_bound.py)", _float_bound_on_int),
+    CHROMA_INT_FLOAT_BOUND,
     Known("qdrant_edge_bool_match", frozenset({"qdrant-edge"}),
           "finding: qdrant-edge-py 0.9.0 reads MatchValue(True) as the integer 1: a bool payload is never matched "
           "(b == True selects nothing, b != True selects it; qdrant-client had the same with pydantic, #642) "

@@ -17,7 +17,8 @@ from filterproof.fuzz.oracles import ORACLES, Ask, Relation, partition
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.target import Unsupported
-from filterproof.fuzz.targets.lancedb import LanceDBTarget, sql
+from filterproof.fuzz.targets.lancedb import LanceDBTarget
+from filterproof.fuzz.targets.lancedb_sql import sql
 
 KNOWN: set[str] = set()
 """Signatures of findings on the current release that are recorded engine behaviour (none so far)."""

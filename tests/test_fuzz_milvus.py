@@ -23,7 +23,8 @@ from filterproof.fuzz.lang import And, Cond, Not, Or
 from filterproof.fuzz.oracles import index, spelling
 from filterproof.fuzz.run import Finding, Judge, fuzz
 from filterproof.fuzz.target import Unsupported
-from filterproof.fuzz.targets.milvus import MilvusTarget, expression, quoted
+from filterproof.fuzz.targets.milvus import MilvusTarget
+from filterproof.fuzz.targets.milvus_expr import expression, quoted
 
 REPRO = Path(__file__).resolve().parents[1] / "bench" / "repro"
 ORACLES = {"partition", "double_negation", "de_morgan", "reorder", "conjunct", "paths", "index", "reference",

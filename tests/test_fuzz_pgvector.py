@@ -20,7 +20,8 @@ from filterproof.fuzz.oracles import ORACLES, Ask, Relation, differential
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.target import Unsupported
-from filterproof.fuzz.targets.pgvector import PgvectorJsonb, PgvectorTyped, render_jsonb, render_typed
+from filterproof.fuzz.targets.pgvector import PgvectorJsonb, PgvectorTyped
+from filterproof.fuzz.targets.pgvector_sql import render_jsonb, render_typed
 
 KNOWN: set[str] = set()
 """Signatures of findings on the current release that are recorded engine behaviour (none so far)."""

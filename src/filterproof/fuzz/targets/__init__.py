@@ -17,6 +17,7 @@ TARGETS = {
     "pgvector-typed": "filterproof.fuzz.targets.pgvector:PgvectorTyped",
     "pgvector-jsonb": "filterproof.fuzz.targets.pgvector:PgvectorJsonb",
     "llamaindex-qdrant": "filterproof.fuzz.targets.llamaindex:LlamaIndexQdrant",
+    "llamaindex-chroma": "filterproof.fuzz.targets.llamaindex_chroma:LlamaIndexChroma",
     "langchain-pgvector": "filterproof.fuzz.targets.langchain:LangChainPgvector",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",

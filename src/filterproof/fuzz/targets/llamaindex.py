@@ -28,16 +28,17 @@ from filterproof.fuzz.target import Docs, Script, Target, Unsupported
 
 OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE",
              "contains": "EQ", "contains_any": "IN", "is_empty": "IS_EMPTY"}
-_IMPORTS = "from llama_index.core.vector_stores import types as li"
+LI_IMPORTS = "from llama_index.core.vector_stores import types as li"
 
 
 def metadata_filters(expr: Expr) -> str:
     """The filter as ``MetadataFilters(...)`` source (a lone condition wrapped in an AND)."""
     found = _render(expr)
-    return found if found.startswith("li.MetadataFilters(") else _join([found], "AND")
+    return found if found.startswith("li.MetadataFilters(") else join_filters([found], "AND")
 
 
-def _join(parts: list[str], condition: str) -> str:
+def join_filters(parts: list[str], condition: str) -> str:
+    """``MetadataFilters`` source of the parts under one condition (AND, OR, NOT)."""
     return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"
 
 
@@ -48,9 +49,9 @@ def _render(expr: Expr) -> str:
         case And(parts) | Or(parts):
             if not parts:
                 raise Unsupported("llamaindex-qdrant: an empty MetadataFilters is skipped by the store (no constraint)")
-            return _join([_render(p) for p in parts], "AND" if isinstance(expr, And) else "OR")
+            return join_filters([_render(p) for p in parts], "AND" if isinstance(expr, And) else "OR")
         case Not(part):
-            return _join([_render(part)], "NOT")
+            return join_filters([_render(part)], "NOT")
     raise TypeError(f"unknown expression {expr!r}")
 
 
@@ -122,7 +123,7 @@ class LlamaIndexQdrant(Target):
         return {self.ids[i] for i in self.store.query(query).ids or []}
 
     def script(self, docs: Docs) -> Script:
-        return Script(f"{_IMPORTS}\nimport uuid\nfrom llama_index.core.schema import TextNode\n"
+        return Script(f"{LI_IMPORTS}\nimport uuid\nfrom llama_index.core.schema import TextNode\n"
                       "from llama_index.vector_stores.qdrant import QdrantVectorStore\n"
                       "from qdrant_client import QdrantClient", _SETUP, "ask_llamaindex")
 
