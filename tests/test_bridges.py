@@ -68,3 +68,19 @@ def test_the_shim_answers_only_with_given_vectors() -> None:
         keys(key)  # gone once its call is done
     with pytest.raises(KeyError):
         keys("what is the retry policy?")
+
+
+def test_llamaindex_pgvector_close_disposes_the_stores_engine() -> None:
+    """``PGVectorStore.close`` is a coroutine: called bare it never ran, so the store's pooled connections stayed
+    open until the database was dropped under them (``WITH (FORCE)``)."""
+    try:
+        bridge = open_backend("llamaindex-pgvector")
+    except BackendUnavailable as error:
+        pytest.skip(str(error))
+    docs = {"acme": sc.meta()}
+    s = sc.Scenario.build(bridge, docs)
+    s.native_ids(PolicyFilter(Principal("acme", ("engineering",)), sc.AS_OF, sc.active_for(docs)))
+    pool = bridge.store._engine.pool  # type: ignore[attr-defined]
+    assert pool.checkedin() >= 1
+    bridge.close()
+    assert pool.checkedin() == 0

@@ -42,7 +42,7 @@ from filterproof.adapters.base import Capabilities, Record
 from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors
 from filterproof.adapters.bridges.llamaindex_filters import Groups, compile_partitions, node_metadata
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
-from filterproof.adapters.bridges.pgvector import Database, libpq_dsn, sqlalchemy_url
+from filterproof.adapters.bridges.pgvector import Database, close_pgvectorstore, libpq_dsn, sqlalchemy_url
 from filterproof.adapters.chroma.limits import refusal
 from filterproof.adapters.chroma.store import RECALL_TOLERANCE, client_settings, hnsw_configuration
 from filterproof.adapters.qdrant.payload import ID, point_id
@@ -232,7 +232,7 @@ class LlamaIndexPgvectorBridge(_LlamaIndexBridge):
 
     def close(self) -> None:
         if self.store is not None:
-            self.store.close()
+            close_pgvectorstore(self.store)
             self.store = None
         if self._database is not None:
             self._database.drop()

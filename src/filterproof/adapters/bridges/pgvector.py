@@ -82,6 +82,17 @@ class Database:
             connection.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
 
+def close_pgvectorstore(store: Any) -> None:
+    """Close LlamaIndex's ``PGVectorStore``: its ``close`` is a coroutine (it disposes the sync and async engines),
+    which, called bare, never runs and leaves the pool's connections open."""
+    import asyncio
+    import inspect
+
+    closing = store.close()
+    if inspect.isawaitable(closing):
+        asyncio.run(closing)  # type: ignore[arg-type]
+
+
 def sqlalchemy_url(dsn: str, driver: str) -> str:
     """``host=h port=p user=u dbname=d password=w`` -> ``postgresql+driver://u:w@h:p/d`` (Unix socket: ``?host=``)."""
     parts = dict(item.split("=", 1) for item in dsn.split())

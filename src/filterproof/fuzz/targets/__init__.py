@@ -18,6 +18,7 @@ TARGETS = {
     "pgvector-jsonb": "filterproof.fuzz.targets.pgvector:PgvectorJsonb",
     "llamaindex-qdrant": "filterproof.fuzz.targets.llamaindex:LlamaIndexQdrant",
     "llamaindex-chroma": "filterproof.fuzz.targets.llamaindex_chroma:LlamaIndexChroma",
+    "llamaindex-pgvector": "filterproof.fuzz.targets.llamaindex_pgvector:LlamaIndexPgvector",
     "langchain-pgvector": "filterproof.fuzz.targets.langchain:LangChainPgvector",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",

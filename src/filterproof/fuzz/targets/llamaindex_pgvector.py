@@ -1,0 +1,203 @@
+"""LlamaIndex's filter objects (``MetadataFilters``) through llama-index-vector-stores-postgres's ``PGVectorStore``:
+what an application built on LlamaIndex hands its PostgreSQL store, turned into SQL by the integration's own
+``_build_filter_clause`` over the node's metadata (a ``json`` column, ``metadata_``: the default, ``use_jsonb=False``).
+
+A finding here is the translation (``pgvector-jsonb`` fuzzes SQL over a JSON document directly). What the
+integration does, read from llama-index-vector-stores-postgres 0.9.0 and written down once; the operators' meaning is
+LlamaIndex's own (``FilterOperator``'s comments: EQ/NE on "string, int, float", the ranges on "int, float", IN/NIN
+"string or number", ANY "array of strings", CONTAINS "metadata array contains value (string or number)", IS_EMPTY
+"the field is not exist or empty (null or empty array)"):
+
+* each value is pasted into the SQL text, in quotes, unescaped (``metadata_->>'k' = 'v'``);
+* EQ NE GT GTE LT LTE: when ``float(value)`` succeeds (a number, or text such as ``"007"`` or ``"NaN"``), the field's
+  text is cast, ``(metadata_->>'k')::float = 7.0``; else the texts are compared, ``metadata_->>'k' = 'v'``;
+* IN / NIN: ``metadata_->>'k' IN ('v1', 'v2')``, the field's text against each value's ``str()``;
+* CONTAINS: ``metadata_::jsonb->'k' @> '["v"]'`` (the value written as a JSON string); ANY:
+  ``metadata_::jsonb->'k' ?| array['v1', ...]``; IS_EMPTY: ``metadata_->>'k' IS NULL``;
+* the conditions are AND and OR (NOT raises ValueError: negation is pushed to the leaves, EQ/NE, IN/NIN and a range
+  and its opposite swapped, De Morgan; a negated CONTAINS, ANY or IS_EMPTY has no form); an empty
+  ``MetadataFilters`` is no filter at all (an empty AND or OR: no faithful form).
+
+The renderer writes what the operators' comments admit: no bool value (``MetadataFilter.value`` is strict), no text
+range, a date as its ISO text (the field holds that text), contains_any of text as ANY and of numbers as an OR of
+CONTAINS, lists of one type; an empty IN or NIN (``IN ()``, an SQL syntax error) has no form. SQL is three-valued:
+``two_valued = False``. Vias: ``search`` (k = the collection size) and ``mmr`` (every candidate fetched and kept).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, ClassVar
+
+from filterproof.fuzz.generate import Allows
+from filterproof.fuzz.lang import RANGE_OPS, And, Cond, Expr, Not, Or
+from filterproof.fuzz.target import Docs, Script, Target, Unsupported
+from filterproof.fuzz.targets.chroma import OPPOSITE
+from filterproof.fuzz.targets.llamaindex import LI_IMPORTS, join_filters
+
+OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE",
+             "contains": "CONTAINS", "contains_any": "ANY", "is_empty": "IS_EMPTY"}
+NEGATABLE = ("eq", "ne", "in", "nin", *RANGE_OPS)
+"""The operators with an opposite among the integration's (no NOT CONTAINS, no NOT ANY, no NOT IS_EMPTY)."""
+QUERY = [1.0, 0.0]
+
+
+def pg_metadata_filters(expr: Expr) -> str:
+    """The filter as ``MetadataFilters(...)`` source, negation pushed to the leaves (a lone condition in an AND)."""
+    found = _render(expr, negated=False)
+    return found if found.startswith("li.MetadataFilters(") else join_filters([found], "AND")
+
+
+def _render(expr: Expr, negated: bool) -> str:
+    match expr:
+        case Cond():
+            return _condition(expr, negated)
+        case And(parts) | Or(parts):
+            if not parts:
+                raise Unsupported("llamaindex-pgvector: an empty MetadataFilters is no filter at all")
+            both = isinstance(expr, And) != negated  # De Morgan
+            return join_filters([_render(p, negated) for p in parts], "AND" if both else "OR")
+        case Not(part):
+            return _render(part, not negated)
+    raise TypeError(f"unknown expression {expr!r}")
+
+
+def _filter(key: str, operator: str, value: Any) -> str:
+    return f"li.MetadataFilter(key={key!r}, operator=li.FilterOperator.{operator}, value={value!r})"
+
+
+def _condition(c: Cond, negated: bool) -> str:
+    if c.op not in OPERATORS:
+        raise Unsupported(f"llamaindex-pgvector: no operator for {c.op} (IS_EMPTY is missing, null or [])")
+    if negated and c.op not in NEGATABLE:
+        raise Unsupported(f"llamaindex-pgvector: no negation of {c.op} (the integration raises on NOT)")
+    values = tuple(v.isoformat() if isinstance(v, date) else v
+                   for v in (c.value if isinstance(c.value, tuple) else (c.value,)))
+    if any(isinstance(v, bool) for v in values):
+        raise Unsupported("llamaindex-pgvector: MetadataFilter's value is a strict int, float or text (no bool)")
+    if isinstance(c.value, tuple) and (not values or len({type(v) for v in values}) > 1):
+        raise Unsupported("llamaindex-pgvector: a list of one type, not empty (IN () is an SQL syntax error)")
+    if c.op in RANGE_OPS and isinstance(c.value, str):
+        raise Unsupported("llamaindex-pgvector: the ranges are documented on int and float")
+    op = OPPOSITE[c.op] if negated else c.op
+    if op == "contains_any" and not isinstance(values[0], str):  # ANY is "array of strings"
+        parts = [_filter(c.key, "CONTAINS", v) for v in values]
+        return parts[0] if len(parts) == 1 else join_filters(parts, "OR")
+    if op == "is_empty":
+        return _filter(c.key, "IS_EMPTY", None)
+    value = list(values) if isinstance(c.value, tuple) else values[0]
+    return _filter(c.key, OPERATORS[op], value)
+
+
+class LlamaIndexPgvector(Target):
+    """``PGVectorStore.query(VectorStoreQuery(filters=MetadataFilters(...)))`` on the pgvector backend's server (or
+    ``$PGVECTOR_DSN``), in a database of its own, dropped on close."""
+
+    name = "llamaindex-pgvector"
+    packages = ("llama-index-core", "llama-index-vector-stores-postgres", "sqlalchemy", "psycopg2-binary")
+    allows = Allows(nul=False)  # PostgreSQL text (and a json's ->>) refuses U+0000
+    two_valued = False
+    vias: ClassVar[tuple[str, ...]] = ("search", "mmr")
+
+    def __init__(self) -> None:
+        self.store: Any = None
+        self.database: Any = None
+        self.ids: list[str] = []
+
+    def render(self, expr: Expr, spelling: int = 0) -> str:
+        return pg_metadata_filters(expr)
+
+    def namespace(self) -> dict[str, Any]:
+        from llama_index.core.vector_stores import types
+        from llama_index.vector_stores.postgres import PGVectorStore  # noqa: F401  # installed() looks for it
+
+        return {"li": types}
+
+    def load(self, docs: Docs) -> None:
+        from llama_index.core.schema import TextNode
+
+        if self.store is None:
+            import logging
+
+            from llama_index.vector_stores.postgres import PGVectorStore
+
+            from filterproof.adapters.bridges.pgvector import Database, libpq_dsn, sqlalchemy_url
+
+            self.database = Database(libpq_dsn(None))
+            self.store = PGVectorStore.from_params(
+                connection_string=sqlalchemy_url(self.database.dsn, "psycopg2"),
+                async_connection_string=sqlalchemy_url(self.database.dsn, "asyncpg"), table_name="fuzz", embed_dim=2)
+            # MMR with fewer matches than k falls back to a plain search, warning each time (the answer is kept).
+            logging.getLogger("llama_index.vector_stores.postgres.base").setLevel(logging.ERROR)
+        elif self.ids:
+            self.store.clear()
+        self.ids = list(docs)
+        nodes = [TextNode(id_=d, text=d, embedding=[1.0, 0.01 * (i + 1)], metadata=dict(docs[d]))
+                 for i, d in enumerate(self.ids)]
+        if nodes:
+            self.store.add(nodes)
+
+    def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
+        from llama_index.core.vector_stores.types import VectorStoreQuery, VectorStoreQueryMode
+
+        if not self.ids:
+            return set()
+        if via not in self.vias:
+            raise ValueError(f"unknown via {via!r}")
+        mode = VectorStoreQueryMode.MMR if via == "mmr" else VectorStoreQueryMode.DEFAULT
+        query = VectorStoreQuery(query_embedding=QUERY, similarity_top_k=len(self.ids), filters=self.native(source),
+                                 mode=mode)
+        extra = {"mmr_prefetch_k": len(self.ids)} if via == "mmr" else {}
+        return set(self.store.query(query, **extra).ids or [])
+
+    def versions(self) -> dict[str, str]:
+        """The packages, and the server's PostgreSQL (once a world was loaded)."""
+        if self.database is None:
+            return super().versions()
+        import psycopg
+
+        with psycopg.connect(self.database.dsn, autocommit=True) as conn:
+            server = str(conn.execute("SHOW server_version").fetchone()[0])  # type: ignore[index]
+        return {**super().versions(), "postgresql": server}
+
+    def script(self, docs: Docs) -> Script:
+        return Script(f"{LI_IMPORTS}\nimport atexit\nimport os\nimport sys\nimport uuid\n"
+                      "from llama_index.core.schema import TextNode\n"
+                      "from llama_index.vector_stores.postgres import PGVectorStore", _SETUP, "ask_llamaindex_pgvector")
+
+    def close(self) -> None:
+        if self.store is not None:
+            from filterproof.adapters.bridges.pgvector import close_pgvectorstore
+
+            close_pgvectorstore(self.store)
+            self.store = None
+        if self.database is not None:
+            self.database.drop()
+            self.database = None
+        self.ids = []
+
+
+_SETUP = '''
+# PGVectorStore on $PGVECTOR_URL, a SQLAlchemy URL ("postgresql+psycopg2://postgres@/postgres?host=/tmp/..."),
+# in a table of its own (PGVectorStore names it data_<table_name>), emptied at exit.
+if not os.environ.get("PGVECTOR_URL"):
+    print("set PGVECTOR_URL to a SQLAlchemy URL of a PostgreSQL server with pgvector", file=sys.stderr)
+    sys.exit(2)
+li_pg_ids = list(DOCS)
+li_pg = PGVectorStore.from_params(connection_string=os.environ["PGVECTOR_URL"],
+                                  async_connection_string=os.environ["PGVECTOR_URL"].replace("+psycopg2", "+asyncpg"),
+                                  table_name="repro_" + uuid.uuid4().hex[:12], embed_dim=2)
+atexit.register(li_pg.clear)
+if li_pg_ids:
+    li_pg.add([TextNode(id_=d, text=d, embedding=[1.0, 0.01 * (i + 1)], metadata=dict(DOCS[d]))
+               for i, d in enumerate(li_pg_ids)])
+
+
+def ask_llamaindex_pgvector(native, via, indexed):
+    if not li_pg_ids:
+        return set()
+    mode = li.VectorStoreQueryMode.MMR if via == "mmr" else li.VectorStoreQueryMode.DEFAULT
+    query = li.VectorStoreQuery(query_embedding=[1.0, 0.0], similarity_top_k=len(li_pg_ids), filters=native, mode=mode)
+    extra = {"mmr_prefetch_k": len(li_pg_ids)} if via == "mmr" else {}
+    return set(li_pg.query(query, **extra).ids or [])
+'''
