@@ -19,6 +19,7 @@ TARGETS = {
     "llamaindex-qdrant": "filterproof.fuzz.targets.llamaindex:LlamaIndexQdrant",
     "llamaindex-chroma": "filterproof.fuzz.targets.llamaindex_chroma:LlamaIndexChroma",
     "llamaindex-pgvector": "filterproof.fuzz.targets.llamaindex_pgvector:LlamaIndexPgvector",
+    "llamaindex-milvus": "filterproof.fuzz.targets.llamaindex_milvus:LlamaIndexMilvus",
     "langchain-pgvector": "filterproof.fuzz.targets.langchain:LangChainPgvector",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",

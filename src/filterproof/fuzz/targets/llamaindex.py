@@ -25,21 +25,16 @@ from typing import Any, ClassVar
 from filterproof.fuzz.generate import BY_NAME
 from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
 from filterproof.fuzz.target import Docs, Script, Target, Unsupported
+from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, join_filters
 
 OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE",
              "contains": "EQ", "contains_any": "IN", "is_empty": "IS_EMPTY"}
-LI_IMPORTS = "from llama_index.core.vector_stores import types as li"
 
 
 def metadata_filters(expr: Expr) -> str:
     """The filter as ``MetadataFilters(...)`` source (a lone condition wrapped in an AND)."""
     found = _render(expr)
     return found if found.startswith("li.MetadataFilters(") else join_filters([found], "AND")
-
-
-def join_filters(parts: list[str], condition: str) -> str:
-    """``MetadataFilters`` source of the parts under one condition (AND, OR, NOT)."""
-    return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"
 
 
 def _render(expr: Expr) -> str:

@@ -28,37 +28,21 @@ from datetime import date
 from typing import Any, ClassVar
 
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import RANGE_OPS, And, Cond, Expr, Not, Or
+from filterproof.fuzz.lang import RANGE_OPS, Cond, Expr
 from filterproof.fuzz.target import Docs, Script, Target, Unsupported
-from filterproof.fuzz.targets.chroma import OPPOSITE
-from filterproof.fuzz.targets.llamaindex import LI_IMPORTS, join_filters
+from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, metadata_filter, pushed_down
 
 OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE"}
 
 
 def chroma_metadata_filters(expr: Expr) -> str:
     """The filter as ``MetadataFilters(...)`` source, negation pushed to the leaves (a lone condition in an AND)."""
-    found = _render(expr, negated=False)
-    return found if found.startswith("li.MetadataFilters(") else join_filters([found], "AND")
+    return pushed_down(expr, _condition, "llamaindex-chroma")
 
 
-def _render(expr: Expr, negated: bool) -> str:
-    match expr:
-        case Cond():
-            return _condition(expr, negated)
-        case And(parts) | Or(parts):
-            if not parts:
-                raise Unsupported("llamaindex-chroma: an empty MetadataFilters is {}, no filter at all")
-            both = isinstance(expr, And) != negated  # De Morgan
-            return join_filters([_render(p, negated) for p in parts], "AND" if both else "OR")
-        case Not(part):
-            return _render(part, not negated)
-    raise TypeError(f"unknown expression {expr!r}")
-
-
-def _condition(c: Cond, negated: bool) -> str:
-    if c.op not in OPERATORS:
-        raise Unsupported(f"llamaindex-chroma: no operator for {c.op} (the integration maps EQ NE GT GTE LT LTE "
+def _condition(c: Cond, op: str) -> str:
+    if op not in OPERATORS:
+        raise Unsupported(f"llamaindex-chroma: no operator for {op} (the integration maps EQ NE GT GTE LT LTE "
                           "IN NIN; flat metadata holds no list)")
     values = c.value if isinstance(c.value, tuple) else (c.value,)
     if any(isinstance(v, bool) for v in values):
@@ -67,11 +51,9 @@ def _condition(c: Cond, negated: bool) -> str:
         raise Unsupported("llamaindex-chroma: no date type (a date is stored as text, which ranges refuse)")
     if isinstance(c.value, tuple) and (not c.value or len({type(v) for v in c.value}) > 1):
         raise Unsupported("llamaindex-chroma: Chroma's $in/$nin take a non-empty list of one type")
-    if c.op in RANGE_OPS and isinstance(c.value, str):
+    if op in RANGE_OPS and isinstance(c.value, str):
         raise Unsupported("llamaindex-chroma: Chroma's ranges take a number")
-    op = OPPOSITE[c.op] if negated else c.op
-    value = list(c.value) if isinstance(c.value, tuple) else c.value
-    return f"li.MetadataFilter(key={c.key!r}, operator=li.FilterOperator.{OPERATORS[op]}, value={value!r})"
+    return metadata_filter(c.key, OPERATORS[op], list(c.value) if isinstance(c.value, tuple) else c.value)
 
 
 class LlamaIndexChroma(Target):

@@ -30,63 +30,37 @@ from datetime import date
 from typing import Any, ClassVar
 
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import RANGE_OPS, And, Cond, Expr, Not, Or
+from filterproof.fuzz.lang import RANGE_OPS, Cond, Expr
 from filterproof.fuzz.target import Docs, Script, Target, Unsupported
-from filterproof.fuzz.targets.chroma import OPPOSITE
-from filterproof.fuzz.targets.llamaindex import LI_IMPORTS, join_filters
+from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, join_filters, metadata_filter, pushed_down
 
 OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE",
              "contains": "CONTAINS", "contains_any": "ANY", "is_empty": "IS_EMPTY"}
-NEGATABLE = ("eq", "ne", "in", "nin", *RANGE_OPS)
-"""The operators with an opposite among the integration's (no NOT CONTAINS, no NOT ANY, no NOT IS_EMPTY)."""
 QUERY = [1.0, 0.0]
 
 
 def pg_metadata_filters(expr: Expr) -> str:
     """The filter as ``MetadataFilters(...)`` source, negation pushed to the leaves (a lone condition in an AND)."""
-    found = _render(expr, negated=False)
-    return found if found.startswith("li.MetadataFilters(") else join_filters([found], "AND")
+    return pushed_down(expr, _condition, "llamaindex-pgvector")
 
 
-def _render(expr: Expr, negated: bool) -> str:
-    match expr:
-        case Cond():
-            return _condition(expr, negated)
-        case And(parts) | Or(parts):
-            if not parts:
-                raise Unsupported("llamaindex-pgvector: an empty MetadataFilters is no filter at all")
-            both = isinstance(expr, And) != negated  # De Morgan
-            return join_filters([_render(p, negated) for p in parts], "AND" if both else "OR")
-        case Not(part):
-            return _render(part, not negated)
-    raise TypeError(f"unknown expression {expr!r}")
-
-
-def _filter(key: str, operator: str, value: Any) -> str:
-    return f"li.MetadataFilter(key={key!r}, operator=li.FilterOperator.{operator}, value={value!r})"
-
-
-def _condition(c: Cond, negated: bool) -> str:
-    if c.op not in OPERATORS:
-        raise Unsupported(f"llamaindex-pgvector: no operator for {c.op} (IS_EMPTY is missing, null or [])")
-    if negated and c.op not in NEGATABLE:
-        raise Unsupported(f"llamaindex-pgvector: no negation of {c.op} (the integration raises on NOT)")
+def _condition(c: Cond, op: str) -> str:
+    if op not in OPERATORS:
+        raise Unsupported(f"llamaindex-pgvector: no operator for {op} (IS_EMPTY is missing, null or [])")
     values = tuple(v.isoformat() if isinstance(v, date) else v
                    for v in (c.value if isinstance(c.value, tuple) else (c.value,)))
     if any(isinstance(v, bool) for v in values):
         raise Unsupported("llamaindex-pgvector: MetadataFilter's value is a strict int, float or text (no bool)")
     if isinstance(c.value, tuple) and (not values or len({type(v) for v in values}) > 1):
         raise Unsupported("llamaindex-pgvector: a list of one type, not empty (IN () is an SQL syntax error)")
-    if c.op in RANGE_OPS and isinstance(c.value, str):
+    if op in RANGE_OPS and isinstance(c.value, str):
         raise Unsupported("llamaindex-pgvector: the ranges are documented on int and float")
-    op = OPPOSITE[c.op] if negated else c.op
     if op == "contains_any" and not isinstance(values[0], str):  # ANY is "array of strings"
-        parts = [_filter(c.key, "CONTAINS", v) for v in values]
+        parts = [metadata_filter(c.key, "CONTAINS", v) for v in values]
         return parts[0] if len(parts) == 1 else join_filters(parts, "OR")
     if op == "is_empty":
-        return _filter(c.key, "IS_EMPTY", None)
-    value = list(values) if isinstance(c.value, tuple) else values[0]
-    return _filter(c.key, OPERATORS[op], value)
+        return metadata_filter(c.key, "IS_EMPTY", None)
+    return metadata_filter(c.key, OPERATORS[op], list(values) if isinstance(c.value, tuple) else values[0])
 
 
 class LlamaIndexPgvector(Target):
