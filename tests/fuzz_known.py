@@ -72,3 +72,12 @@ CHROMA_INT_FLOAT_BOUND = Known(
     "truncated (with x = 0, x < 0.5 selects nothing); chroma-core/chroma#7491, open "
     "(bench/repro/fuzz_chroma_int_float_bound.py)", _float_bound_on_int)
 """Chroma's engine, met directly and through LlamaIndex's translation (which passes the bound on unchanged)."""
+
+
+LI_FILTER = "li.MetadataFilter(key={!r}, operator=li.FilterOperator.{}, value={!r})"
+"""One LlamaIndex ``MetadataFilter`` as the ``llamaindex-*`` targets write it (``.format(key, OPERATOR, value)``)."""
+
+
+def li_filters(parts: list[str], condition: str = "AND") -> str:
+    """``MetadataFilters`` source of the parts, as the ``llamaindex-*`` targets write it."""
+    return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzz_known import Known, known_cases, still_fails, unexplained
+from fuzz_known import LI_FILTER, Known, known_cases, li_filters, still_fails, unexplained
 
 pytest.importorskip("llama_index.vector_stores.qdrant")
 
@@ -23,11 +23,6 @@ from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.llamaindex import LlamaIndexQdrant, metadata_filters
 
 ROOT = Path(__file__).resolve().parents[1]
-F = "li.MetadataFilter(key={!r}, operator=li.FilterOperator.{}, value={!r})"
-
-
-def filters(parts: list[str], condition: str = "AND") -> str:
-    return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"
 
 
 @pytest.fixture(scope="module")
@@ -38,14 +33,14 @@ def target() -> Iterator[LlamaIndexQdrant]:
 
 
 @pytest.mark.parametrize(("expr", "native"), [
-    (Cond("eq", "s", "it's"), filters([F.format("s", "EQ", "it's")])),
-    (Cond("nin", "n", (1, 2)), filters([F.format("n", "NIN", [1, 2])])),
-    (Cond("contains", "tags", "a"), filters([F.format("tags", "EQ", "a")])),
-    (Cond("contains_any", "nums", (3,)), filters([F.format("nums", "IN", [3])])),
-    (Cond("is_empty", "tags"), filters([F.format("tags", "IS_EMPTY", None)])),
-    (Not(Cond("gt", "x", 0.5)), filters([F.format("x", "GT", 0.5)], "NOT")),
+    (Cond("eq", "s", "it's"), li_filters([LI_FILTER.format("s", "EQ", "it's")])),
+    (Cond("nin", "n", (1, 2)), li_filters([LI_FILTER.format("n", "NIN", [1, 2])])),
+    (Cond("contains", "tags", "a"), li_filters([LI_FILTER.format("tags", "EQ", "a")])),
+    (Cond("contains_any", "nums", (3,)), li_filters([LI_FILTER.format("nums", "IN", [3])])),
+    (Cond("is_empty", "tags"), li_filters([LI_FILTER.format("tags", "IS_EMPTY", None)])),
+    (Not(Cond("gt", "x", 0.5)), li_filters([LI_FILTER.format("x", "GT", 0.5)], "NOT")),
     (Or((Cond("eq", "n", 1), And((Cond("lte", "n", 3),)))),
-     filters([F.format("n", "EQ", 1), filters([F.format("n", "LTE", 3)])], "OR")),
+     li_filters([LI_FILTER.format("n", "EQ", 1), li_filters([LI_FILTER.format("n", "LTE", 3)])], "OR")),
 ])
 def test_renderings(expr: lang.Expr, native: str) -> None:
     assert metadata_filters(expr) == native

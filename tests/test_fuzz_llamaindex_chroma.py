@@ -21,13 +21,7 @@ from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.llamaindex_chroma import LlamaIndexChroma, chroma_metadata_filters
-from fuzz_known import CHROMA_INT_FLOAT_BOUND, unexplained
-
-F = "li.MetadataFilter(key={!r}, operator=li.FilterOperator.{}, value={!r})"
-
-
-def filters(parts: list[str], condition: str = "AND") -> str:
-    return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"
+from fuzz_known import CHROMA_INT_FLOAT_BOUND, LI_FILTER, li_filters, unexplained
 
 
 @pytest.fixture(scope="module")
@@ -38,14 +32,14 @@ def target() -> Iterator[LlamaIndexChroma]:
 
 
 @pytest.mark.parametrize(("expr", "native"), [
-    (Cond("eq", "s", "it's"), filters([F.format("s", "EQ", "it's")])),
-    (Cond("nin", "n", (1, 2)), filters([F.format("n", "NIN", [1, 2])])),
-    (Not(Cond("gt", "x", 0.5)), filters([F.format("x", "LTE", 0.5)])),
+    (Cond("eq", "s", "it's"), li_filters([LI_FILTER.format("s", "EQ", "it's")])),
+    (Cond("nin", "n", (1, 2)), li_filters([LI_FILTER.format("n", "NIN", [1, 2])])),
+    (Not(Cond("gt", "x", 0.5)), li_filters([LI_FILTER.format("x", "LTE", 0.5)])),
     (Not(Or((Cond("eq", "s", "a"), Cond("in", "n", (1,))))),
-     filters([F.format("s", "NE", "a"), F.format("n", "NIN", [1])])),
-    (Not(Not(Cond("lt", "n", 3))), filters([F.format("n", "LT", 3)])),
+     li_filters([LI_FILTER.format("s", "NE", "a"), LI_FILTER.format("n", "NIN", [1])])),
+    (Not(Not(Cond("lt", "n", 3))), li_filters([LI_FILTER.format("n", "LT", 3)])),
     (Or((Cond("eq", "n", 1), And((Cond("lte", "n", 3),)))),
-     filters([F.format("n", "EQ", 1), filters([F.format("n", "LTE", 3)])], "OR")),
+     li_filters([LI_FILTER.format("n", "EQ", 1), li_filters([LI_FILTER.format("n", "LTE", 3)])], "OR")),
 ])
 def test_renderings_push_negation_to_the_leaves(expr: lang.Expr, native: str) -> None:
     """The integration raises on the condition NOT: each leaf is swapped for its opposite, De Morgan for AND/OR."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzz_known import Known, explained, known_cases, still_fails, unexplained
+from fuzz_known import LI_FILTER, Known, explained, known_cases, li_filters, still_fails, unexplained
 
 pytest.importorskip("llama_index.vector_stores.milvus")
 
@@ -25,11 +25,6 @@ from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.llamaindex_milvus import LlamaIndexMilvus, milvus_metadata_filters
 
 ROOT = Path(__file__).resolve().parents[1]
-F = "li.MetadataFilter(key={!r}, operator=li.FilterOperator.{}, value={!r})"
-
-
-def filters(parts: list[str], condition: str = "AND") -> str:
-    return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +35,12 @@ def target() -> Iterator[LlamaIndexMilvus]:
 
 
 @pytest.mark.parametrize(("expr", "native"), [
-    (Cond("eq", "s", "a"), filters([F.format("s", "EQ", "a")])),
+    (Cond("eq", "s", "a"), li_filters([LI_FILTER.format("s", "EQ", "a")])),
     (Not(Or((Cond("lt", "n", 3), Cond("nin", "t", ("a",))))),
-     filters([F.format("n", "GTE", 3), F.format("t", "IN", ["a"])])),
-    (Cond("contains_any", "tags", ("a", "b")), filters([F.format("tags", "ANY", ["a", "b"])])),
-    (Cond("is_empty", "nums"), filters([F.format("nums", "IS_EMPTY", None)])),
-    (Cond("eq", "d", date(2026, 9, 8)), filters([F.format("d", "EQ", "2026-09-08")])),
+     li_filters([LI_FILTER.format("n", "GTE", 3), LI_FILTER.format("t", "IN", ["a"])])),
+    (Cond("contains_any", "tags", ("a", "b")), li_filters([LI_FILTER.format("tags", "ANY", ["a", "b"])])),
+    (Cond("is_empty", "nums"), li_filters([LI_FILTER.format("nums", "IS_EMPTY", None)])),
+    (Cond("eq", "d", date(2026, 9, 8)), li_filters([LI_FILTER.format("d", "EQ", "2026-09-08")])),
 ])
 def test_renderings(expr: lang.Expr, native: str) -> None:
     assert milvus_metadata_filters(expr) == native

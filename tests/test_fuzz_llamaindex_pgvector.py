@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzz_known import Known, explained, known_cases, still_fails, unexplained
+from fuzz_known import LI_FILTER, Known, explained, known_cases, li_filters, still_fails, unexplained
 
 pytest.importorskip("llama_index.vector_stores.postgres")
 
@@ -25,12 +25,7 @@ from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.llamaindex_pgvector import LlamaIndexPgvector, pg_metadata_filters
 
 ROOT = Path(__file__).resolve().parents[1]
-F = "li.MetadataFilter(key={!r}, operator=li.FilterOperator.{}, value={!r})"
 COMPARED = ("eq", "ne", "gt", "gte", "lt", "lte")
-
-
-def filters(parts: list[str], condition: str = "AND") -> str:
-    return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"
 
 
 @pytest.fixture(scope="module")
@@ -41,16 +36,16 @@ def target() -> Iterator[LlamaIndexPgvector]:
 
 
 @pytest.mark.parametrize(("expr", "native"), [
-    (Cond("eq", "s", "a"), filters([F.format("s", "EQ", "a")])),
-    (Cond("eq", "d", date(2026, 9, 8)), filters([F.format("d", "EQ", "2026-09-08")])),
-    (Not(Cond("gt", "x", 0.5)), filters([F.format("x", "LTE", 0.5)])),
+    (Cond("eq", "s", "a"), li_filters([LI_FILTER.format("s", "EQ", "a")])),
+    (Cond("eq", "d", date(2026, 9, 8)), li_filters([LI_FILTER.format("d", "EQ", "2026-09-08")])),
+    (Not(Cond("gt", "x", 0.5)), li_filters([LI_FILTER.format("x", "LTE", 0.5)])),
     (Not(And((Cond("eq", "s", "a"), Cond("in", "n", (1, 2))))),
-     filters([F.format("s", "NE", "a"), F.format("n", "NIN", [1, 2])], "OR")),
-    (Cond("contains", "nums", 7), filters([F.format("nums", "CONTAINS", 7)])),
-    (Cond("contains_any", "tags", ("a", "b")), filters([F.format("tags", "ANY", ["a", "b"])])),
-    (Cond("contains_any", "nums", (1, 2)), filters([F.format("nums", "CONTAINS", 1), F.format("nums", "CONTAINS", 2)],
-                                                    "OR")),
-    (Cond("is_empty", "tags"), filters([F.format("tags", "IS_EMPTY", None)])),
+     li_filters([LI_FILTER.format("s", "NE", "a"), LI_FILTER.format("n", "NIN", [1, 2])], "OR")),
+    (Cond("contains", "nums", 7), li_filters([LI_FILTER.format("nums", "CONTAINS", 7)])),
+    (Cond("contains_any", "tags", ("a", "b")), li_filters([LI_FILTER.format("tags", "ANY", ["a", "b"])])),
+    (Cond("contains_any", "nums", (1, 2)),
+     li_filters([LI_FILTER.format("nums", "CONTAINS", 1), LI_FILTER.format("nums", "CONTAINS", 2)], "OR")),
+    (Cond("is_empty", "tags"), li_filters([LI_FILTER.format("tags", "IS_EMPTY", None)])),
 ])
 def test_renderings(expr: lang.Expr, native: str) -> None:
     assert pg_metadata_filters(expr) == native

@@ -20,6 +20,7 @@ TARGETS = {
     "llamaindex-chroma": "filterproof.fuzz.targets.llamaindex_chroma:LlamaIndexChroma",
     "llamaindex-pgvector": "filterproof.fuzz.targets.llamaindex_pgvector:LlamaIndexPgvector",
     "llamaindex-milvus": "filterproof.fuzz.targets.llamaindex_milvus:LlamaIndexMilvus",
+    "llamaindex-lancedb": "filterproof.fuzz.targets.llamaindex_lancedb:LlamaIndexLanceDB",
     "langchain-pgvector": "filterproof.fuzz.targets.langchain:LangChainPgvector",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.lang import RANGE_OPS, Cond, Expr
 from filterproof.fuzz.target import Docs, Script, Target, Unsupported
-from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, join_filters, metadata_filter, pushed_down
+from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, join_filters, metadata_filter, pushed_down, search_all
 
 OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE",
              "contains": "CONTAINS", "contains_any": "ANY", "is_empty": "IS_EMPTY"}
@@ -115,15 +115,9 @@ class LlamaIndexMilvus(Target):
             self.store.add(nodes)
 
     def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
-        from llama_index.core.vector_stores.types import VectorStoreQuery
-
-        if not self.ids:
-            return set()
         if via not in self.vias:
             raise ValueError(f"unknown via {via!r}")
-        query = VectorStoreQuery(query_embedding=[1.0, 0.0], similarity_top_k=len(self.ids),
-                                 filters=self.native(source))
-        return set(self.store.query(query).ids or [])
+        return search_all(self.store, self.ids, self.native(source))
 
     def script(self, docs: Docs) -> Script:
         return Script(f"{LI_IMPORTS}\nimport logging\nimport tempfile\nfrom llama_index.core.schema import TextNode\n"

@@ -31,23 +31,46 @@ def metadata_filter(key: str, operator: str, value: Any) -> str:
     return f"li.MetadataFilter(key={key!r}, operator=li.FilterOperator.{operator}, value={value!r})"
 
 
-def pushed_down(expr: Expr, leaf: Leaf, name: str) -> str:
-    """The filter with negation pushed to the leaves (a lone condition wrapped in an AND)."""
-    found = _pushed(expr, leaf, name, negated=False)
-    return found if found.startswith("li.MetadataFilters(") else join_filters([found], "AND")
-
-
-def _pushed(expr: Expr, leaf: Leaf, name: str, negated: bool) -> str:
+def negation_normal_form(expr: Expr, name: str, negated: bool = False) -> Expr:
+    """``expr`` (``NOT expr`` when ``negated``) without NOT: each leaf under a negation swapped for its opposite,
+    AND and OR for each other; ``Unsupported`` for a leaf with no opposite, or an empty AND or OR."""
     match expr:
         case Cond():
-            if negated and expr.op not in NEGATED:
+            if not negated:
+                return expr
+            if expr.op not in NEGATED:
                 raise Unsupported(f"{name}: no negation of {expr.op} (the integration raises on NOT)")
-            return leaf(expr, NEGATED[expr.op] if negated else expr.op)
+            return Cond(NEGATED[expr.op], expr.key, expr.value)
         case And(parts) | Or(parts):
             if not parts:
                 raise Unsupported(f"{name}: an empty MetadataFilters is no filter at all")
-            both = isinstance(expr, And) != negated  # De Morgan
-            return join_filters([_pushed(p, leaf, name, negated) for p in parts], "AND" if both else "OR")
+            children = tuple(negation_normal_form(p, name, negated) for p in parts)
+            return And(children) if isinstance(expr, And) != negated else Or(children)  # De Morgan
         case Not(part):
-            return _pushed(part, leaf, name, not negated)
+            return negation_normal_form(part, name, not negated)
     raise TypeError(f"unknown expression {expr!r}")
+
+
+def pushed_down(expr: Expr, leaf: Leaf, name: str) -> str:
+    """The filter with negation pushed to the leaves (a lone condition wrapped in an AND)."""
+    found = _written(negation_normal_form(expr, name), leaf)
+    return found if found.startswith("li.MetadataFilters(") else join_filters([found], "AND")
+
+
+def _written(expr: Expr, leaf: Leaf) -> str:
+    if isinstance(expr, Cond):
+        return leaf(expr, expr.op)
+    if isinstance(expr, And | Or):
+        return join_filters([_written(p, leaf) for p in expr.parts], "AND" if isinstance(expr, And) else "OR")
+    raise TypeError(f"not in negation normal form: {expr!r}")
+
+
+def search_all(store: Any, ids: list[str], native: Any) -> set[str]:
+    """The ids ``store.query`` returns for a search with k = every node, filtered by ``native`` (the integration's own
+    path; the query vector is the one every target's documents are placed around)."""
+    from llama_index.core.vector_stores.types import VectorStoreQuery
+
+    if not ids:
+        return set()
+    return set(store.query(VectorStoreQuery(query_embedding=[1.0, 0.0], similarity_top_k=len(ids),
+                                            filters=native)).ids or [])
