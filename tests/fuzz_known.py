@@ -14,7 +14,9 @@ from filterproof.fuzz import lang
 from filterproof.fuzz.finding import Finding
 from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.report import load_finding
+from filterproof.fuzz.run import fuzz
 from filterproof.fuzz.shrink import attempt
+from filterproof.fuzz.target import Target
 
 DATA = Path(__file__).resolve().parent / "data" / "fuzz"
 
@@ -81,3 +83,13 @@ LI_FILTER = "li.MetadataFilter(key={!r}, operator=li.FilterOperator.{}, value={!
 def li_filters(parts: list[str], condition: str = "AND") -> str:
     """``MetadataFilters`` source of the parts, as the ``llamaindex-*`` targets write it."""
     return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"
+
+
+def recorded_only(target: Target, seed: int, cases: int, known: Sequence[Known]) -> set[str]:
+    """A seeded run of ``cases`` filters on ``target``: every finding must be a recorded one (else it fails, naming
+    each unexplained one with its world); returns the names of the recorded findings it met."""
+    outcome = fuzz([target], seed=seed, budget_s=90, max_cases=cases, shrink_s=1)
+    assert outcome.cases == cases
+    unknown = unexplained(outcome.findings, known)
+    assert not unknown, "\n".join(unknown)
+    return {k.name for f in outcome.findings if (k := explained(f, known))}
