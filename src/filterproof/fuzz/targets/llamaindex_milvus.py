@@ -24,42 +24,23 @@ missing key: ``two_valued = False``. Vias: ``search`` (k = the collection size).
 from __future__ import annotations
 
 import logging
-from datetime import date
 from typing import Any, ClassVar
 
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import RANGE_OPS, Cond, Expr
-from filterproof.fuzz.target import Docs, Script, Target, Unsupported
-from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, join_filters, metadata_filter, pushed_down, search_all
+from filterproof.fuzz.lang import Expr
+from filterproof.fuzz.target import Docs, Script, Target
+from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, documented_leaf, pushed_down, search_all
 
-OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE",
-             "contains": "CONTAINS", "contains_any": "ANY", "is_empty": "IS_EMPTY"}
 COLLECTION = "fuzz"
 EVERYTHING = 'id != ""'
+
+
+_condition = documented_leaf("llamaindex-milvus")
 
 
 def milvus_metadata_filters(expr: Expr) -> str:
     """The filter as ``MetadataFilters(...)`` source, negation pushed to the leaves (a lone condition in an AND)."""
     return pushed_down(expr, _condition, "llamaindex-milvus")
-
-
-def _condition(c: Cond, op: str) -> str:
-    if op not in OPERATORS:
-        raise Unsupported(f"llamaindex-milvus: no operator for {op} (IS_EMPTY is missing, null or [])")
-    values = tuple(v.isoformat() if isinstance(v, date) else v
-                   for v in (c.value if isinstance(c.value, tuple) else (c.value,)))
-    if any(isinstance(v, bool) for v in values):
-        raise Unsupported("llamaindex-milvus: MetadataFilter's value is a strict int, float or text (no bool)")
-    if isinstance(c.value, tuple) and (not values or len({type(v) for v in values}) > 1):
-        raise Unsupported("llamaindex-milvus: a list of one type, not empty")
-    if op in RANGE_OPS and isinstance(c.value, str):
-        raise Unsupported("llamaindex-milvus: the ranges are documented on int and float")
-    if op == "contains_any" and not isinstance(values[0], str):  # ANY is "array of strings"
-        parts = [metadata_filter(c.key, "CONTAINS", v) for v in values]
-        return parts[0] if len(parts) == 1 else join_filters(parts, "OR")
-    if op == "is_empty":
-        return metadata_filter(c.key, "IS_EMPTY", None)
-    return metadata_filter(c.key, OPERATORS[op], list(values) if isinstance(c.value, tuple) else values[0])
 
 
 class LlamaIndexMilvus(Target):

@@ -26,41 +26,22 @@ CONTAINS, lists of one type; an empty IN or NIN (``IN ()``, an SQL syntax error)
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any, ClassVar
 
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import RANGE_OPS, Cond, Expr
-from filterproof.fuzz.target import Docs, Script, Target, Unsupported
-from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, join_filters, metadata_filter, pushed_down
+from filterproof.fuzz.lang import Expr
+from filterproof.fuzz.target import Docs, Script, Target
+from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, documented_leaf, pushed_down
 
-OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE",
-             "contains": "CONTAINS", "contains_any": "ANY", "is_empty": "IS_EMPTY"}
 QUERY = [1.0, 0.0]
+
+
+_condition = documented_leaf("llamaindex-pgvector", " (IN () is an SQL syntax error)")
 
 
 def pg_metadata_filters(expr: Expr) -> str:
     """The filter as ``MetadataFilters(...)`` source, negation pushed to the leaves (a lone condition in an AND)."""
     return pushed_down(expr, _condition, "llamaindex-pgvector")
-
-
-def _condition(c: Cond, op: str) -> str:
-    if op not in OPERATORS:
-        raise Unsupported(f"llamaindex-pgvector: no operator for {op} (IS_EMPTY is missing, null or [])")
-    values = tuple(v.isoformat() if isinstance(v, date) else v
-                   for v in (c.value if isinstance(c.value, tuple) else (c.value,)))
-    if any(isinstance(v, bool) for v in values):
-        raise Unsupported("llamaindex-pgvector: MetadataFilter's value is a strict int, float or text (no bool)")
-    if isinstance(c.value, tuple) and (not values or len({type(v) for v in values}) > 1):
-        raise Unsupported("llamaindex-pgvector: a list of one type, not empty (IN () is an SQL syntax error)")
-    if op in RANGE_OPS and isinstance(c.value, str):
-        raise Unsupported("llamaindex-pgvector: the ranges are documented on int and float")
-    if op == "contains_any" and not isinstance(values[0], str):  # ANY is "array of strings"
-        parts = [metadata_filter(c.key, "CONTAINS", v) for v in values]
-        return parts[0] if len(parts) == 1 else join_filters(parts, "OR")
-    if op == "is_empty":
-        return metadata_filter(c.key, "IS_EMPTY", None)
-    return metadata_filter(c.key, OPERATORS[op], list(values) if isinstance(c.value, tuple) else values[0])
 
 
 class LlamaIndexPgvector(Target):

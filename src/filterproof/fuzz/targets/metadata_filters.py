@@ -9,9 +9,10 @@ AND/OR for each other (De Morgan). That is faithful: each leaf and its opposite 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
+from filterproof.fuzz.lang import RANGE_OPS, And, Cond, Expr, Not, Or
 from filterproof.fuzz.target import Unsupported
 
 LI_IMPORTS = "from llama_index.core.vector_stores import types as li"
@@ -20,6 +21,38 @@ NEGATED = {"eq": "ne", "ne": "eq", "in": "nin", "nin": "in", "gt": "lte", "lte":
 
 Leaf = Callable[[Cond, str], str]
 """Writes one condition under the operator given (the condition's own, or its opposite under a negation)."""
+
+
+DOCUMENTED = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE",
+              "contains": "CONTAINS", "contains_any": "ANY", "is_empty": "IS_EMPTY"}
+"""The neutral operators with a LlamaIndex ``FilterOperator`` of the same meaning, by its comments."""
+
+
+def documented_leaf(name: str, why_not_empty: str = "") -> Leaf:
+    """A leaf writer for an integration that maps every operator in ``DOCUMENTED`` (PostgreSQL, Milvus), admitting
+    what LlamaIndex's ``FilterOperator`` comments admit: no bool value (``MetadataFilter.value`` is strict), no text
+    range, a date as its ISO text, lists of one type and not empty, ANY for text ("array of strings") and an OR of
+    CONTAINS ("string or number") for numbers."""
+
+    def leaf(c: Cond, op: str) -> str:
+        if op not in DOCUMENTED:
+            raise Unsupported(f"{name}: no operator for {op} (IS_EMPTY is missing, null or [])")
+        values = tuple(v.isoformat() if isinstance(v, date) else v
+                       for v in (c.value if isinstance(c.value, tuple) else (c.value,)))
+        if any(isinstance(v, bool) for v in values):
+            raise Unsupported(f"{name}: MetadataFilter's value is a strict int, float or text (no bool)")
+        if isinstance(c.value, tuple) and (not values or len({type(v) for v in values}) > 1):
+            raise Unsupported(f"{name}: a list of one type, not empty{why_not_empty}")
+        if op in RANGE_OPS and isinstance(c.value, str):
+            raise Unsupported(f"{name}: the ranges are documented on int and float")
+        if op == "contains_any" and not isinstance(values[0], str):
+            parts = [metadata_filter(c.key, "CONTAINS", v) for v in values]
+            return parts[0] if len(parts) == 1 else join_filters(parts, "OR")
+        if op == "is_empty":
+            return metadata_filter(c.key, "IS_EMPTY", None)
+        return metadata_filter(c.key, DOCUMENTED[op], list(values) if isinstance(c.value, tuple) else values[0])
+
+    return leaf
 
 
 def join_filters(parts: list[str], condition: str) -> str:
