@@ -69,11 +69,12 @@ def _float_bound_on_int(f: Finding) -> bool:
 
 
 CHROMA_INT_FLOAT_BOUND = Known(
-    "chroma_int_float_bound", frozenset({"chroma", "chroma-server", "llamaindex-chroma"}),
+    "chroma_int_float_bound", frozenset({"chroma", "chroma-server", "llamaindex-chroma", "selfquery-chroma"}),
     "finding: chromadb 1.5.9 compares an integer-stored value with a non-integral float bound as if the bound were "
     "truncated (with x = 0, x < 0.5 selects nothing); chroma-core/chroma#7491, open "
     "(bench/repro/fuzz_chroma_int_float_bound.py)", _float_bound_on_int)
-"""Chroma's engine, met directly and through LlamaIndex's translation (which passes the bound on unchanged)."""
+"""Chroma's engine, met directly and through LlamaIndex's and LangChain's translations (which pass the bound on
+unchanged)."""
 
 
 LI_FILTER = "li.MetadataFilter(key={!r}, operator=li.FilterOperator.{}, value={!r})"

@@ -29,8 +29,9 @@ def fuzz_command(
         "--backend", "-b", help="A fuzz target (repeat): qdrant-local, qdrant-edge, chroma, chroma-server, lancedb, "
                                 "pgvector-typed, pgvector-jsonb, milvus, llamaindex-qdrant, llamaindex-chroma, "
                                 "llamaindex-pgvector, llamaindex-milvus, llamaindex-lancedb (LlamaIndex "
-                                "MetadataFilters), langchain-pgvector (LangChain filter dicts), or module:Class (your "
-                                "own). Default: "
+                                "MetadataFilters), langchain-pgvector (LangChain filter dicts), selfquery-qdrant, "
+                                "selfquery-chroma (LangChain's SelfQueryRetriever), or module:Class (your own). "
+                                "Default: "
                                 "every installed one. Two targets of one filter language are also diffed.")] = None,
     budget: Annotated[str, typer.Option(help="How long to generate cases: 60s, 2m.")] = "60s",
     seed: Annotated[int, typer.Option(help="The generator's seed: a seed and a case count name the cases.")] = 1,

@@ -22,6 +22,8 @@ TARGETS = {
     "llamaindex-milvus": "filterproof.fuzz.targets.llamaindex_milvus:LlamaIndexMilvus",
     "llamaindex-lancedb": "filterproof.fuzz.targets.llamaindex_lancedb:LlamaIndexLanceDB",
     "langchain-pgvector": "filterproof.fuzz.targets.langchain:LangChainPgvector",
+    "selfquery-qdrant": "filterproof.fuzz.targets.selfquery_stores:SelfQueryQdrant",
+    "selfquery-chroma": "filterproof.fuzz.targets.selfquery_stores:SelfQueryChroma",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",
             "pgvector-jsonb": "pgvector", "chroma": "chroma", "chroma-server": "chroma"}

@@ -1,0 +1,219 @@
+"""The ``selfquery-*`` fuzz targets: the neutral language as LangChain's structured query, handed to
+``SelfQueryRetriever`` over langchain-qdrant and langchain-chroma, built directly and parsed from a model's text;
+what each translator admits; a seeded translator defect found and shrunk; seeded runs that find nothing unrecorded;
+reproducers that run with LangChain and the engine alone."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain_classic.retrievers.self_query.base")
+pytest.importorskip("lark")
+
+from filterproof.fuzz import lang
+from filterproof.fuzz.lang import RANGE_OPS, And, Cond, Not, Or
+from filterproof.fuzz.oracles import conditions
+from filterproof.fuzz.run import Finding, fuzz
+from filterproof.fuzz.target import Unsupported
+from filterproof.fuzz.targets.selfquery import as_objects, as_text, structured
+from filterproof.fuzz.targets.selfquery_stores import SelfQueryChroma, SelfQueryQdrant
+from fuzz_known import CHROMA_INT_FLOAT_BOUND, Known, known_cases, recorded_only, still_fails
+
+ROOT = Path(__file__).resolve().parents[1]
+QDRANT = (frozenset({"eq", "lt", "lte", "gt", "gte", "like"}), frozenset({"and", "or", "not"}))
+CHROMA = (frozenset({"eq", "ne", "gt", "gte", "lt", "lte"}), frozenset({"and", "or"}))
+
+
+@pytest.fixture(scope="module")
+def qdrant() -> Iterator[SelfQueryQdrant]:
+    opened = SelfQueryQdrant()
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="module")
+def chroma() -> Iterator[SelfQueryChroma]:
+    opened = SelfQueryChroma()
+    yield opened
+    opened.close()
+
+
+def test_each_target_admits_what_its_translator_admits(qdrant: SelfQueryQdrant, chroma: SelfQueryChroma) -> None:
+    """The renderer reads the translator's own ``allowed_comparators``/``allowed_operators`` (what
+    ``SelfQueryRetriever.from_llm`` tells the model): a release that admits more widens the cases by itself."""
+    assert qdrant.grammar() == QDRANT
+    assert chroma.grammar() == CHROMA
+
+
+@pytest.mark.parametrize(("grammar", "expr", "text"), [
+    (QDRANT, Cond("ne", "s", "a"), 'not(eq("s", "a"))'),
+    (QDRANT, Cond("in", "n", (1, 2)), 'or(eq("n", 1), eq("n", 2))'),
+    (QDRANT, Cond("nin", "s", ("a",)), 'not(eq("s", "a"))'),
+    (QDRANT, Not(And((Cond("gt", "x", 0.5), Cond("eq", "b", True)))), 'not(and(gt("x", 0.5), eq("b", true)))'),
+    (QDRANT, Cond("lte", "d", date(2026, 9, 8)), 'lte("d", "2026-09-08")'),
+    (CHROMA, Not(Cond("gt", "x", 0.5)), 'lte("x", 0.5)'),
+    (CHROMA, Not(Or((Cond("eq", "s", "a"), Cond("in", "n", (1, 2))))),
+     'and(ne("s", "a"), and(ne("n", 1), ne("n", 2)))'),
+    (CHROMA, Or((Cond("eq", "s", 'it"s'),)), 'eq("s", "it\\"s")'),
+])
+def test_renderings(grammar: tuple[frozenset[str], frozenset[str]], expr: lang.Expr, text: str) -> None:
+    """The model's text as the query constructor's prompt asks for it: JSON strings, ``and(x)`` as ``x``."""
+    assert as_text(structured(expr, *grammar, "t")) == text
+
+
+def test_the_structured_query_carries_the_date_the_grammar_reads() -> None:
+    node = structured(Cond("gt", "d", date(2026, 9, 8)), *QDRANT, "t")
+    assert as_objects(node) == ("sq.Comparison(comparator=sq.Comparator.GT, attribute='d', "
+                                "value={'date': '2026-09-08', 'type': 'date'})")
+
+
+@pytest.mark.parametrize(("grammar", "expr"), [
+    (QDRANT, Cond("is_null", "s")), (QDRANT, Cond("contains", "tags", "a")), (QDRANT, And(())),
+    (QDRANT, Cond("gt", "s", "b")), (CHROMA, Not(Cond("contains_any", "tags", ("a",)))),
+    (CHROMA, Cond("in", "n", ())),
+])
+def test_what_no_translator_can_say_is_unsupported(grammar: tuple[frozenset[str], frozenset[str]],
+                                                   expr: lang.Expr) -> None:
+    with pytest.raises(Unsupported, match=r"^t: "):
+        structured(expr, *grammar, "t")
+
+
+def test_both_spellings_keep_the_meaning_on_a_plain_world(qdrant: SelfQueryQdrant, chroma: SelfQueryChroma) -> None:
+    """Plain words, integers and one of each operator: what the retriever, its parser and both translators get
+    right, by similarity and by MMR."""
+    docs = {"d0": {"s": "a", "n": 1, "x": 0.5}, "d1": {"s": "b", "n": 2, "x": 1.5}, "d2": {"s": "c"}}
+    cases = {Cond("eq", "s", "a"): {"d0"}, Cond("in", "n", (2, 3)): {"d1"}, Cond("gte", "x", 1.5): {"d1"},
+             Cond("lt", "n", 2): {"d0"}, Or((Cond("eq", "n", 1), Cond("eq", "s", "b"))): {"d0", "d1"},
+             And((Cond("gt", "x", 0.0), Cond("ne", "s", "a"))): {"d1"}}
+    for target in (qdrant, chroma):
+        target.world(docs)
+        for expr, expected in cases.items():
+            for spelling in (0, 1):
+                for via in target.vias:
+                    assert target.ask(target.render(expr, spelling), via) == expected, (target.name, lang.show(expr))
+
+
+class _LteAsLt(SelfQueryChroma):
+    """A seeded translator defect: ChromaTranslator writing LTE as ``$lt``."""
+
+    name = "selfquery-chroma:defect=lte-as-lt"
+
+    def make_translator(self) -> Any:
+        from langchain_community.query_constructors.chroma import ChromaTranslator
+        from langchain_core.structured_query import Comparator, Comparison
+
+        class Broken(ChromaTranslator):
+            def visit_comparison(self, comparison: Comparison) -> dict[str, Any]:
+                if comparison.comparator == Comparator.LTE:
+                    comparison = comparison.model_copy(update={"comparator": Comparator.LT})
+                return super().visit_comparison(comparison)
+
+        return Broken()
+
+
+def test_a_seeded_translator_defect_is_found_and_shrunk() -> None:
+    target = _LteAsLt()
+    try:
+        outcome = fuzz([target], seed=1, budget_s=60, max_cases=300, shrink_s=3)
+    finally:
+        target.close()
+    ranged = [f for f in outcome.findings if not f.error and any(c.op in ("lte", "gt") for c in conditions(f.expr))]
+    assert ranged, [f.describe() for f in outcome.findings]
+    assert min(len(f.docs) for f in ranged) == 1
+
+
+def _strings(f: Finding) -> list[str]:
+    return [v for c in conditions(f.expr) for v in (c.value if isinstance(c.value, tuple) else (c.value,))
+            if isinstance(v, str)]
+
+
+def _escaped(f: Finding) -> bool:
+    return not f.error and any(json.dumps(v, ensure_ascii=False)[1:-1] != v for v in _strings(f))
+
+
+def _quote_at_an_end(f: Finding) -> bool:
+    return not f.error and any(v[:1] in "'\"" or v[-1:] in "'\"" for v in _strings(f) if v)
+
+
+def _date_like_text(f: Finding) -> bool:
+    return "'type': 'date'" in f.error and any(re.fullmatch(r"\d{4}-[01]\d-[0-3]\d", v) for v in _strings(f))
+
+
+def _date_range(f: Finding) -> bool:
+    return "'type': 'date'" in f.error and any(c.op in RANGE_OPS and isinstance(c.value, date)
+                                               for c in conditions(f.expr))
+
+
+def _float_match(f: Finding) -> bool:
+    return "for MatchValue" in f.error
+
+
+REPRO = "bench/repro/fuzz_selfquery_{}.py"
+BOTH = frozenset({"selfquery-qdrant", "selfquery-chroma"})
+PARSER = "langchain-classic 1.0.8's query-language parser (StructuredQueryOutputParser, run on every model answer)"
+KNOWN = [
+    Known("selfquery_escapes_kept", BOTH,
+          f"finding: {PARSER} keeps a string's escapes as written: the model's \"a\\\"b\" or \"a\\tb\" is compared as "
+          f"a backslash and a letter, so the filter misses the document it names ({REPRO.format('escapes_kept')})",
+          _escaped),
+    Known("selfquery_quotes_stripped", BOTH,
+          f"finding: {PARSER} strips every ' and \" from both ends of a string (str.strip): ne(\"s\", \"'\") is "
+          f"s != '' ({REPRO.format('quotes_stripped')})", _quote_at_an_end),
+    Known("selfquery_text_as_date", BOTH,
+          f"finding: {PARSER} reads a quoted text that looks like YYYY-MM-DD as a date object, which the Qdrant and "
+          f"Chroma translators hand on and the store refuses: eq(\"d\", \"1970-01-01\") fails "
+          f"({REPRO.format('text_as_date')})", _date_like_text),
+    Known("selfquery_date_unconverted", BOTH,
+          "finding: langchain-community 0.4.2's QdrantTranslator and ChromaTranslator pass the structured query's date "
+          "({'date': ..., 'type': 'date'}) to the store unchanged: every range on a date fails "
+          f"({REPRO.format('date_unconverted')})", _date_range),
+    Known("selfquery_qdrant_float_match", frozenset({"selfquery-qdrant"}),
+          "finding: langchain-community 0.4.2's QdrantTranslator writes eq on a float as MatchValue, which Qdrant "
+          f"refuses: the query fails ({REPRO.format('qdrant_float_match')})", _float_match),
+]
+MET = [*KNOWN, CHROMA_INT_FLOAT_BOUND]
+"""What the seeded runs may meet: these, and Chroma's engine through ChromaTranslator (seed 4)."""
+
+
+@pytest.mark.parametrize("name", ["qdrant", "chroma"])
+def test_seeded_runs_find_only_recorded_findings(name: str, request: pytest.FixtureRequest) -> None:
+    """Measured: seeds 1 to 5 (600 or 1,000 cases each) meet only these on each target (22-25 s per 600)."""
+    target = request.getfixturevalue(name)
+    assert recorded_only(target, 1, 200, MET) >= {"selfquery_escapes_kept", "selfquery_date_unconverted"}
+
+
+@pytest.mark.parametrize("path", known_cases(KNOWN))
+def test_a_known_finding_still_holds_on_the_installed_release(path: Path) -> None:
+    """Each recorded finding's minimal world: fails now (the xfail); a fixed release makes it pass (XPASS, red)."""
+    still_fails(path)
+
+
+@pytest.mark.xfail(strict=True, raises=ImportError, reason="finding: langchain-classic 1.0.8's SelfQueryRetriever "
+                   "picks no translator with langchain-community 0.4.2 installed: _get_builtin_translator imports "
+                   "DatabricksVectorSearch from langchain_community.vectorstores, which 0.4.2 no longer has "
+                   f"(ImportError for every store; {REPRO.format('builtin_translator')})")
+def test_the_retriever_picks_its_translator(qdrant: SelfQueryQdrant) -> None:
+    from langchain_classic.retrievers.self_query.base import SelfQueryRetriever
+    from langchain_core.runnables import RunnableLambda
+
+    qdrant.world({"d0": {"s": "a"}})
+    retriever = SelfQueryRetriever(query_constructor=RunnableLambda(lambda _: None), vectorstore=qdrant.store)
+    assert type(retriever.structured_query_translator).__name__ == "QdrantTranslator"
+
+
+@pytest.mark.parametrize("name", ["escapes_kept", "quotes_stripped", "text_as_date", "date_unconverted",
+                                  "qdrant_float_match", "builtin_translator"])
+def test_the_reproducer_runs_alone(name: str) -> None:
+    done = subprocess.run([sys.executable, str(ROOT / REPRO.format(name))], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 1 and ("VIOLATED" in done.stdout or "Error" in done.stderr), done.stdout + done.stderr
+    assert "filterproof" not in (ROOT / REPRO.format(name)).read_text().split('"""', 2)[2]
