@@ -1,7 +1,7 @@
 """The ``selfquery-*`` fuzz targets: the neutral language as LangChain's structured query, handed to
-``SelfQueryRetriever`` over langchain-qdrant and langchain-chroma, built directly and parsed from a model's text;
-what each translator admits; a seeded translator defect found and shrunk; seeded runs that find nothing unrecorded;
-reproducers that run with LangChain and the engine alone."""
+``SelfQueryRetriever`` over langchain-qdrant, langchain-chroma and langchain-milvus, built directly and parsed from a
+model's text; what each translator admits; a seeded translator defect found and shrunk; seeded runs that find nothing
+unrecorded; reproducers that run with LangChain and the engine alone."""
 
 from __future__ import annotations
 
@@ -25,12 +25,13 @@ from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.selfquery import as_objects, as_text, structured
-from filterproof.fuzz.targets.selfquery_stores import SelfQueryChroma, SelfQueryQdrant
+from filterproof.fuzz.targets.selfquery_stores import SelfQueryChroma, SelfQueryMilvus, SelfQueryQdrant
 from fuzz_known import CHROMA_INT_FLOAT_BOUND, Known, known_cases, recorded_only, still_fails
 
 ROOT = Path(__file__).resolve().parents[1]
 QDRANT = (frozenset({"eq", "lt", "lte", "gt", "gte", "like"}), frozenset({"and", "or", "not"}))
 CHROMA = (frozenset({"eq", "ne", "gt", "gte", "lt", "lte"}), frozenset({"and", "or"}))
+MILVUS = (frozenset({"eq", "gt", "gte", "lt", "lte", "in", "like"}), frozenset({"and", "or", "not"}))
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +48,20 @@ def chroma() -> Iterator[SelfQueryChroma]:
     opened.close()
 
 
-def test_each_target_admits_what_its_translator_admits(qdrant: SelfQueryQdrant, chroma: SelfQueryChroma) -> None:
+@pytest.fixture(scope="module")
+def milvus() -> Iterator[SelfQueryMilvus]:
+    pytest.importorskip("langchain_milvus")
+    opened = SelfQueryMilvus()
+    yield opened
+    opened.close()
+
+
+def test_each_target_admits_what_its_translator_admits() -> None:
     """The renderer reads the translator's own ``allowed_comparators``/``allowed_operators`` (what
     ``SelfQueryRetriever.from_llm`` tells the model): a release that admits more widens the cases by itself."""
-    assert qdrant.grammar() == QDRANT
-    assert chroma.grammar() == CHROMA
+    assert SelfQueryQdrant().grammar() == QDRANT
+    assert SelfQueryChroma().grammar() == CHROMA
+    assert SelfQueryMilvus().grammar() == MILVUS
 
 
 @pytest.mark.parametrize(("grammar", "expr", "text"), [
@@ -64,6 +74,7 @@ def test_each_target_admits_what_its_translator_admits(qdrant: SelfQueryQdrant, 
     (CHROMA, Not(Or((Cond("eq", "s", "a"), Cond("in", "n", (1, 2))))),
      'and(ne("s", "a"), and(ne("n", 1), ne("n", 2)))'),
     (CHROMA, Or((Cond("eq", "s", 'it"s'),)), 'eq("s", "it\\"s")'),
+    (MILVUS, Cond("nin", "n", (1, 2)), 'not(in("n", [1, 2]))'),
 ])
 def test_renderings(grammar: tuple[frozenset[str], frozenset[str]], expr: lang.Expr, text: str) -> None:
     """The model's text as the query constructor's prompt asks for it: JSON strings, ``and(x)`` as ``x``."""
@@ -79,7 +90,7 @@ def test_the_structured_query_carries_the_date_the_grammar_reads() -> None:
 @pytest.mark.parametrize(("grammar", "expr"), [
     (QDRANT, Cond("is_null", "s")), (QDRANT, Cond("contains", "tags", "a")), (QDRANT, And(())),
     (QDRANT, Cond("gt", "s", "b")), (CHROMA, Not(Cond("contains_any", "tags", ("a",)))),
-    (CHROMA, Cond("in", "n", ())),
+    (CHROMA, Cond("in", "n", ())), (MILVUS, Cond("in", "t", ("c", 0.5))),
 ])
 def test_what_no_translator_can_say_is_unsupported(grammar: tuple[frozenset[str], frozenset[str]],
                                                    expr: lang.Expr) -> None:
@@ -87,19 +98,20 @@ def test_what_no_translator_can_say_is_unsupported(grammar: tuple[frozenset[str]
         structured(expr, *grammar, "t")
 
 
-def test_both_spellings_keep_the_meaning_on_a_plain_world(qdrant: SelfQueryQdrant, chroma: SelfQueryChroma) -> None:
-    """Plain words, integers and one of each operator: what the retriever, its parser and both translators get
+@pytest.mark.parametrize("name", ["qdrant", "chroma", "milvus"])
+def test_both_spellings_keep_the_meaning_on_a_plain_world(name: str, request: pytest.FixtureRequest) -> None:
+    """Plain words, integers and one of each operator: what the retriever, its parser and each translator get
     right, by similarity and by MMR."""
+    target = request.getfixturevalue(name)
     docs = {"d0": {"s": "a", "n": 1, "x": 0.5}, "d1": {"s": "b", "n": 2, "x": 1.5}, "d2": {"s": "c"}}
     cases = {Cond("eq", "s", "a"): {"d0"}, Cond("in", "n", (2, 3)): {"d1"}, Cond("gte", "x", 1.5): {"d1"},
              Cond("lt", "n", 2): {"d0"}, Or((Cond("eq", "n", 1), Cond("eq", "s", "b"))): {"d0", "d1"},
              And((Cond("gt", "x", 0.0), Cond("ne", "s", "a"))): {"d1"}}
-    for target in (qdrant, chroma):
-        target.world(docs)
-        for expr, expected in cases.items():
-            for spelling in (0, 1):
-                for via in target.vias:
-                    assert target.ask(target.render(expr, spelling), via) == expected, (target.name, lang.show(expr))
+    target.world(docs)
+    for expr, expected in cases.items():
+        for spelling in (0, 1):
+            for via in target.vias:
+                assert target.ask(target.render(expr, spelling), via) == expected, (target.name, lang.show(expr))
 
 
 class _LteAsLt(SelfQueryChroma):
@@ -157,8 +169,13 @@ def _float_match(f: Finding) -> bool:
     return "for MatchValue" in f.error
 
 
+def _pasted_expression(f: Finding) -> bool:
+    broken = ("escape sequence", "unterminated string", "unexpected character '$'", "did you mean '=='")
+    return any(b in f.error for b in broken) or (not f.error and any('"' in v or "\\" in v for v in _strings(f)))
+
+
 REPRO = "bench/repro/fuzz_selfquery_{}.py"
-BOTH = frozenset({"selfquery-qdrant", "selfquery-chroma"})
+BOTH = frozenset({"selfquery-qdrant", "selfquery-chroma", "selfquery-milvus"})
 PARSER = "langchain-classic 1.0.8's query-language parser (StructuredQueryOutputParser, run on every model answer)"
 KNOWN = [
     Known("selfquery_escapes_kept", BOTH,
@@ -179,22 +196,35 @@ KNOWN = [
     Known("selfquery_qdrant_float_match", frozenset({"selfquery-qdrant"}),
           "finding: langchain-community 0.4.2's QdrantTranslator writes eq on a float as MatchValue, which Qdrant "
           f"refuses: the query fails ({REPRO.format('qdrant_float_match')})", _float_match),
+    Known("selfquery_milvus_pasted_text", frozenset({"selfquery-milvus"}),
+          "finding: langchain-community 0.4.2's MilvusTranslator writes a text as \"v\" with nothing escaped and a "
+          "list as Python's repr: a \", a newline or a backslash breaks the query, and a value written as expression "
+          f"(x\" or s != \"x) selects every tenant ({REPRO.format('milvus_pasted_text')})", _pasted_expression),
 ]
 MET = [*KNOWN, CHROMA_INT_FLOAT_BOUND]
 """What the seeded runs may meet: these, and Chroma's engine through ChromaTranslator (seed 4)."""
 
 
-@pytest.mark.parametrize("name", ["qdrant", "chroma"])
+@pytest.mark.parametrize("name", ["qdrant", "chroma", "milvus"])
 def test_seeded_runs_find_only_recorded_findings(name: str, request: pytest.FixtureRequest) -> None:
-    """Measured: seeds 1 to 5 (600 or 1,000 cases each) meet only these on each target (22-25 s per 600)."""
+    """Measured: seeds 1 to 5 (600 or 1,000 cases each; Milvus 1 to 3 at 600) meet only these on each target
+    (22-33 s per 600)."""
     target = request.getfixturevalue(name)
-    assert recorded_only(target, 1, 200, MET) >= {"selfquery_escapes_kept", "selfquery_date_unconverted"}
+    assert "selfquery_date_unconverted" in recorded_only(target, 1, 200, MET)
 
 
 @pytest.mark.parametrize("path", known_cases(KNOWN))
 def test_a_known_finding_still_holds_on_the_installed_release(path: Path) -> None:
     """Each recorded finding's minimal world: fails now (the xfail); a fixed release makes it pass (XPASS, red)."""
     still_fails(path)
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN[5].reason)
+def test_a_text_value_stays_a_value(milvus: SelfQueryMilvus) -> None:
+    """A tenant name from a request, written into the filter by the model: it must select that tenant's
+    documents, never turn into expression (here ``( s == "x" or s != "x" )``, every tenant's)."""
+    milvus.world({"acme": {"s": "acme"}, "globex": {"s": "globex"}})
+    assert milvus.ask(milvus.render(Cond("eq", "s", 'x" or s != "x'))) == set()
 
 
 @pytest.mark.xfail(strict=True, raises=ImportError, reason="finding: langchain-classic 1.0.8's SelfQueryRetriever "
@@ -211,9 +241,10 @@ def test_the_retriever_picks_its_translator(qdrant: SelfQueryQdrant) -> None:
 
 
 @pytest.mark.parametrize("name", ["escapes_kept", "quotes_stripped", "text_as_date", "date_unconverted",
-                                  "qdrant_float_match", "builtin_translator"])
+                                  "qdrant_float_match", "milvus_pasted_text", "builtin_translator"])
 def test_the_reproducer_runs_alone(name: str) -> None:
     done = subprocess.run([sys.executable, str(ROOT / REPRO.format(name))], capture_output=True, text=True,
                           timeout=120, check=False)
-    assert done.returncode == 1 and ("VIOLATED" in done.stdout or "Error" in done.stderr), done.stdout + done.stderr
+    failed = "VIOLATED" in done.stdout or any(word in done.stderr for word in ("Error:", "Exception:"))
+    assert done.returncode == 1 and failed, done.stdout + done.stderr
     assert "filterproof" not in (ROOT / REPRO.format(name)).read_text().split('"""', 2)[2]

@@ -24,6 +24,7 @@ TARGETS = {
     "langchain-pgvector": "filterproof.fuzz.targets.langchain:LangChainPgvector",
     "selfquery-qdrant": "filterproof.fuzz.targets.selfquery_stores:SelfQueryQdrant",
     "selfquery-chroma": "filterproof.fuzz.targets.selfquery_stores:SelfQueryChroma",
+    "selfquery-milvus": "filterproof.fuzz.targets.selfquery_stores:SelfQueryMilvus",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",
             "pgvector-jsonb": "pgvector", "chroma": "chroma", "chroma-server": "chroma"}

@@ -92,6 +92,8 @@ def _leaf(c: Cond, comparators: frozenset[str], operators: frozenset[str], name:
     if op in RANGE_OPS and (isinstance(value, bool) or not isinstance(value, int | float | dict)):
         raise Unsupported(f"{name}: a range is on a number or a date (the translators write no text range)")
     if COMPARATOR.get(op) in comparators:
+        if isinstance(value, tuple) and len({type(v) for v in value}) > 1:
+            raise Unsupported(f"{name}: a list of values of one type (the attribute's)")
         return Node(COMPARATOR[op], c.key, list(value) if isinstance(value, tuple) else value)
     if op == "ne" and "eq" in comparators and "not" in operators:
         return Node("not", arguments=(Node("eq", c.key, value),))
@@ -99,6 +101,8 @@ def _leaf(c: Cond, comparators: frozenset[str], operators: frozenset[str], name:
         one = "eq" if op == "in" else "contain"
         if one in comparators:
             return _either([Node(one, c.key, v) for v in value], operators, name)
+    if op == "nin" and value and "in" in comparators and "not" in operators:
+        return Node("not", arguments=(_leaf(Cond("in", c.key, c.value), comparators, operators, name, False),))
     if op == "nin" and value and "ne" in comparators:
         parts = tuple(Node("ne", c.key, v) for v in value)
         return parts[0] if len(parts) == 1 else _operation("and", parts, operators, name)

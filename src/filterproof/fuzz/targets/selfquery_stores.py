@@ -12,12 +12,20 @@ stored with its id as its text, so a returned ``Document`` names itself by ``pag
 * ``selfquery-chroma``: langchain-chroma's ``Chroma`` over a Chroma store of its own (a ``PersistentClient`` in a
   temporary directory, as the ``chroma`` target's, for chroma-core/chroma#7594); the translator admits ``eq ne gt
   gte lt lte`` under ``and or``: no NOT, so negation is pushed to the leaves.
+* ``selfquery-milvus``: langchain-milvus's ``Milvus`` over a Milvus Lite file of its own, the metadata in the
+  dynamic JSON field as given (langchain-milvus would type a field per key of the first batch and drop the rest);
+  the translator admits ``eq gt gte lt lte in like`` under ``and or not`` and writes a Milvus expression
+  (``( s == "a" )``). Milvus is three-valued on a missing key: not ``two_valued``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import tempfile
 import uuid
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from filterproof.fuzz.target import Docs, Script
@@ -128,6 +136,77 @@ class SelfQueryChroma(SelfQueryTarget):
             self._home = None
 
 
+class SelfQueryMilvus(SelfQueryTarget):
+    """``SelfQueryRetriever`` over ``langchain_milvus.Milvus`` on Milvus Lite (the dynamic field, FLAT, COSINE)."""
+
+    name = "selfquery-milvus"
+    packages = ("langchain-classic", "langchain-community", "langchain-milvus", "lark", "pymilvus", "milvus-lite")
+    translator = "langchain_community.query_constructors.milvus:MilvusTranslator"
+    two_valued = False
+
+    def __init__(self) -> None:
+        self.ids = []
+        self.table: dict[str, list[float]] = {}
+        self.lite: Any = None
+
+    def load(self, docs: Docs) -> None:
+        with _quiet_milvus():
+            if self.store is None:
+                self._open()
+            elif self.ids:
+                self.store.delete(expr='pk != ""')
+            self.ids = list(docs)
+            self.table.clear()
+            self.table.update(vectors(self.ids))
+            if self.ids:
+                self.store.add_texts(self.ids, [dict(d) for d in docs.values()], ids=self.ids)
+
+    def _open(self) -> None:
+        from langchain_milvus import Milvus
+        from pymilvus import connections
+
+        from filterproof.adapters.milvus.lite import LiteDirectory
+
+        self.lite = LiteDirectory(prefix="filterproof-fuzz-sq-milvus-")
+        self.store = Milvus(_embeddings(self.table), collection_name="fuzz", connection_args={"uri": self.lite.path},
+                            auto_id=False, enable_dynamic_field=True, consistency_level="Strong",
+                            index_params={"index_type": "FLAT", "metric_type": "COSINE"})
+        # pymilvus >= 2.6.10 registers no ORM alias for the store's client (langchain-milvus #130): as the bridge does.
+        connections.connect(alias=self.store.alias, uri=self.lite.path)
+
+    def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
+        with _quiet_milvus():
+            return super().ask(source, via, indexed)
+
+    def script(self, docs: Docs) -> Script:
+        imports = ("import tempfile\nfrom langchain_community.query_constructors.milvus import MilvusTranslator\n"
+                   "from langchain_core.embeddings import Embeddings\nfrom langchain_milvus import Milvus\n"
+                   "from pymilvus import connections")
+        return Script(f"{SQ_IMPORTS}\n{imports}", _shared_setup(self) + _MILVUS_SETUP, "ask_selfquery")
+
+    def close(self) -> None:
+        if self.store is not None:
+            with contextlib.suppress(Exception), _quiet_milvus():
+                from pymilvus import connections
+
+                connections.disconnect(self.store.alias)
+                self.store.client.close()
+        self.store, self.ids = None, []
+        if self.lite is not None:
+            self.lite.remove()
+            self.lite = None
+
+
+@contextlib.contextmanager
+def _quiet_milvus() -> Iterator[None]:
+    """langchain-milvus's calls without pymilvus's ORM deprecation warnings and Lite's log lines."""
+    for logger in ("pymilvus", "milvus_lite", "grpc._server"):
+        logging.getLogger(logger).setLevel(logging.CRITICAL)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*ORM-style PyMilvus API")
+        yield
+
+
 def _shared_setup(target: SelfQueryTarget) -> str:
     comparators, operators = target.grammar()
     allowed_comparators = ", ".join(f"sq.Comparator.{c.upper()}" for c in sorted(comparators))
@@ -175,6 +254,17 @@ _CHROMA_SETUP = """
 
 store = Chroma("fuzz", TableEmbeddings(), client=chromadb.EphemeralClient())
 TRANSLATOR = ChromaTranslator()  # as SelfQueryRetriever would pick it
+if DOCS:
+    store.add_texts(list(DOCS), [dict(d) for d in DOCS.values()], ids=list(DOCS))
+"""
+
+_MILVUS_SETUP = """
+
+store = Milvus(TableEmbeddings(), collection_name="fuzz", connection_args={"uri": tempfile.mkdtemp() + "/fuzz.db"},
+               auto_id=False, enable_dynamic_field=True, consistency_level="Strong",
+               index_params={"index_type": "FLAT", "metric_type": "COSINE"})
+connections.connect(alias=store.alias, uri=store._connection_args["uri"])  # langchain-milvus #130
+TRANSLATOR = MilvusTranslator()  # as SelfQueryRetriever would pick it
 if DOCS:
     store.add_texts(list(DOCS), [dict(d) for d in DOCS.values()], ids=list(DOCS))
 """
