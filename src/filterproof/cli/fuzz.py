@@ -30,9 +30,9 @@ def fuzz_command(
                                 "pgvector-typed, pgvector-jsonb, milvus, llamaindex-qdrant, llamaindex-chroma, "
                                 "llamaindex-pgvector, llamaindex-milvus, llamaindex-lancedb (LlamaIndex "
                                 "MetadataFilters), langchain-pgvector (LangChain filter dicts), selfquery-qdrant, "
-                                "selfquery-chroma, selfquery-milvus (LangChain's SelfQueryRetriever), or "
-                                "module:Class (your own). Default: every installed one. Two targets of one filter "
-                                "language are also diffed.")] = None,
+                                "selfquery-chroma, selfquery-milvus, selfquery-pgvector (LangChain's "
+                                "SelfQueryRetriever), or module:Class (your own). Default: every installed one. Two "
+                                "targets of one filter language are also diffed.")] = None,
     budget: Annotated[str, typer.Option(help="How long to generate cases: 60s, 2m.")] = "60s",
     seed: Annotated[int, typer.Option(help="The generator's seed: a seed and a case count name the cases.")] = 1,
     cases: Annotated[int | None, typer.Option(help="Stop after this many filters (with the budget).")] = None,

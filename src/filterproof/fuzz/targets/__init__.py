@@ -25,6 +25,7 @@ TARGETS = {
     "selfquery-qdrant": "filterproof.fuzz.targets.selfquery_stores:SelfQueryQdrant",
     "selfquery-chroma": "filterproof.fuzz.targets.selfquery_stores:SelfQueryChroma",
     "selfquery-milvus": "filterproof.fuzz.targets.selfquery_stores:SelfQueryMilvus",
+    "selfquery-pgvector": "filterproof.fuzz.targets.selfquery_stores:SelfQueryPgvector",
 }
 FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",
             "pgvector-jsonb": "pgvector", "chroma": "chroma", "chroma-server": "chroma"}

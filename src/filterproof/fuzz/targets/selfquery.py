@@ -97,6 +97,8 @@ def _leaf(c: Cond, comparators: frozenset[str], operators: frozenset[str], name:
         return Node(COMPARATOR[op], c.key, list(value) if isinstance(value, tuple) else value)
     if op == "ne" and "eq" in comparators and "not" in operators:
         return Node("not", arguments=(Node("eq", c.key, value),))
+    if op in ("gte", "lte") and op[:2] in comparators and "eq" in comparators and "or" in operators:
+        return Node("or", arguments=(Node(op[:2], c.key, value), Node("eq", c.key, value)))  # as a model says it
     if op in ("in", "contains_any") and value:
         one = "eq" if op == "in" else "contain"
         if one in comparators:
@@ -149,6 +151,8 @@ class SelfQueryTarget(Target):
     to the retriever itself: with langchain-classic 1.0.8 and langchain-community 0.4.2 the built-in pick raises
     ImportError for every store (``DatabricksVectorSearch`` is gone from ``langchain_community.vectorstores``;
     ``bench/repro/selfquery_builtin_translator.py``), so an application must pass it too."""
+    store_module: ClassVar[str]
+    """The LangChain integration the store comes from (``installed()`` looks for it)."""
     spellings = 2
     equivalent = (1,)
     vias: ClassVar[tuple[str, ...]] = ("search", "mmr")
@@ -179,8 +183,12 @@ class SelfQueryTarget(Target):
         return f"sq.StructuredQuery(query='q', filter={as_objects(node)}, limit=None)"
 
     def namespace(self) -> dict[str, Any]:
+        import importlib
+
         from langchain_classic.chains.query_constructor.base import StructuredQueryOutputParser
         from langchain_core import structured_query
+
+        importlib.import_module(self.store_module)
 
         comparators, operators = self.grammar()
         parser = StructuredQueryOutputParser.from_components(

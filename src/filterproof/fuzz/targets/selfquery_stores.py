@@ -16,6 +16,9 @@ stored with its id as its text, so a returned ``Document`` names itself by ``pag
   dynamic JSON field as given (langchain-milvus would type a field per key of the first batch and drop the rest);
   the translator admits ``eq gt gte lt lte in like`` under ``and or not`` and writes a Milvus expression
   (``( s == "a" )``). Milvus is three-valued on a missing key: not ``two_valued``.
+* ``selfquery-pgvector``: langchain-postgres's ``PGVector`` (JSONB) on the pgvector backend's server (or
+  ``$PGVECTOR_DSN``), the store the ``langchain-pgvector`` target opens; the retriever's translator for it is
+  langchain-postgres's own ``PGVectorTranslator``: ``eq ne gt lt in nin contain like`` under ``and or``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 
 from filterproof.fuzz.target import Docs, Script
 from filterproof.fuzz.targets.chroma import ChromaTarget
+from filterproof.fuzz.targets.langchain import LangChainPgvector
 from filterproof.fuzz.targets.selfquery import SQ_IMPORTS, SelfQueryTarget
 
 QUERY = [1.0, 0.0]
@@ -52,6 +56,7 @@ class SelfQueryQdrant(SelfQueryTarget):
     name = "selfquery-qdrant"
     packages = ("langchain-classic", "langchain-community", "langchain-qdrant", "lark", "qdrant-client")
     translator = "langchain_community.query_constructors.qdrant:QdrantTranslator"
+    store_module = "langchain_qdrant"
     two_valued = True
 
     def make_translator(self) -> Any:
@@ -96,6 +101,7 @@ class SelfQueryChroma(SelfQueryTarget):
     name = "selfquery-chroma"
     packages = ("langchain-classic", "langchain-community", "langchain-chroma", "lark", "chromadb")
     translator = "langchain_community.query_constructors.chroma:ChromaTranslator"
+    store_module = "langchain_chroma"
     allows = ChromaTarget.allows
     two_valued = False  # as Chroma's: a range and its pushed-down opposite both leave out a non-number
 
@@ -142,6 +148,7 @@ class SelfQueryMilvus(SelfQueryTarget):
     name = "selfquery-milvus"
     packages = ("langchain-classic", "langchain-community", "langchain-milvus", "lark", "pymilvus", "milvus-lite")
     translator = "langchain_community.query_constructors.milvus:MilvusTranslator"
+    store_module = "langchain_milvus"
     two_valued = False
 
     def __init__(self) -> None:
@@ -195,6 +202,26 @@ class SelfQueryMilvus(SelfQueryTarget):
         if self.lite is not None:
             self.lite.remove()
             self.lite = None
+
+
+class SelfQueryPgvector(SelfQueryTarget, LangChainPgvector):
+    """``SelfQueryRetriever`` over ``langchain_postgres.PGVector``: the store, world and versions of the
+    ``langchain-pgvector`` target, the retriever's rendering and search."""
+
+    name = "selfquery-pgvector"
+    packages = ("langchain-classic", "langchain-postgres", "lark", "sqlalchemy", "psycopg")
+    translator = "langchain_postgres.translator:PGVectorTranslator"
+    store_module = "langchain_postgres"
+
+    def script(self, docs: Docs) -> Script:
+        base = LangChainPgvector.script(self, docs)
+        store = base.setup.split("\n\n\ndef ask_langchain", 1)[0].replace("lc_store", "store")
+        store = store.replace("FakeEmbeddings(size=2)", "TableEmbeddings()")
+        imports = base.imports.replace("from langchain_core.embeddings import FakeEmbeddings",
+                                       "from langchain_core.embeddings import Embeddings")
+        return Script(f"{SQ_IMPORTS}\n{imports}\nfrom langchain_postgres import PGVectorTranslator",
+                      _shared_setup(self) + store + "\nTRANSLATOR = PGVectorTranslator()  # as SelfQueryRetriever "
+                      "would pick it\n", "ask_selfquery")
 
 
 @contextlib.contextmanager
