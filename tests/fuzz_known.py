@@ -86,10 +86,11 @@ def li_filters(parts: list[str], condition: str = "AND") -> str:
     return f"li.MetadataFilters(filters=[{', '.join(parts)}], condition=li.FilterCondition.{condition})"
 
 
-def recorded_only(target: Target, seed: int, cases: int, known: Sequence[Known]) -> set[str]:
+def recorded_only(target: Target, seed: int, cases: int, known: Sequence[Known], shrink_s: float = 1) -> set[str]:
     """A seeded run of ``cases`` filters on ``target``: every finding must be a recorded one (else it fails, naming
-    each unexplained one with its world); returns the names of the recorded findings it met."""
-    outcome = fuzz([target], seed=seed, budget_s=90, max_cases=cases, shrink_s=1)
+    each unexplained one with its world); returns the names of the recorded findings it met. ``shrink_s`` per
+    finding: a target that meets many signatures of one recorded finding spends its time there."""
+    outcome = fuzz([target], seed=seed, budget_s=90, max_cases=cases, shrink_s=shrink_s)
     assert outcome.cases == cases
     unknown = unexplained(outcome.findings, known)
     assert not unknown, "\n".join(unknown)

@@ -16,6 +16,7 @@ from filterproof.cli import app
 from filterproof.fuzz import lang, semantics
 from filterproof.fuzz.generate import Allows, Generator
 from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.run import fuzz, signature
 from filterproof.fuzz.targets import open_target
 from filterproof.fuzz.targets.reference import DEFECT_NAMES
@@ -33,6 +34,20 @@ def test_every_generated_filter_and_value_goes_to_json_and_back() -> None:
     for _ in range(300):
         expr = generator.filter()
         assert lang.from_json(json.loads(json.dumps(lang.to_json(expr)))) == expr
+
+
+def test_a_target_that_says_fewer_operators_is_asked_only_those() -> None:
+    """``Allows.ops``: the generator asks no other operator (and no field with none of them); all operators allowed,
+    a seed asks exactly what it asks without the restriction (the committed seeded runs stay as they are)."""
+    said = ("eq", "ne", "gt", "lt")
+    narrow, full, plain = Generator(3, Allows(ops=said)), Generator(3, Allows()), Generator(3, Allows(ops=lang.OPS))
+    for generator in (narrow, full, plain):
+        generator.world(8)
+    asked = [c.op for _ in range(300) for c in conditions(narrow.filter())]
+    assert set(asked) == set(said)
+    assert [full.filter() for _ in range(100)] == [plain.filter() for _ in range(100)]
+    with pytest.raises(ValueError, match="no field has an operator"):
+        Generator(1, Allows(ops=("contains",), fields=("s", "n")))
 
 
 def test_unknown_operators_and_misshapen_values_raise() -> None:

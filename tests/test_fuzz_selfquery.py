@@ -193,6 +193,29 @@ def _pasted_expression(f: Finding) -> bool:
     return any(b in f.error for b in broken) or (not f.error and any('"' in v or "\\" in v for v in _strings(f)))
 
 
+def _kind(value: Any) -> str:
+    return "number" if isinstance(value, (int, float)) and not isinstance(value, bool) else type(value).__name__
+
+
+def _lite_falls_back(f: Finding) -> bool:
+    """Milvus Lite's two evaluators on the dynamic field: a null or missing key under a comparison or ``not in``,
+    and a key whose values (or a literal compared with them) are of more than one type, which sends the whole
+    expression to the row-by-row evaluator."""
+    if f.error or f.oracle == "reference":
+        return False
+    conds = conditions(f.expr)
+    if not any(c.op in ("eq", "ne", "in", "nin") and any(d.get(c.key) is None for d in f.docs.values())
+               for c in conds):
+        return False
+    for key in {c.key for c in conds}:
+        kinds = {_kind(d[key]) for d in f.docs.values() if d.get(key) is not None}
+        literals = {_kind(v) for c in conds if c.key == key
+                    for v in (c.value if isinstance(c.value, tuple) else (c.value,)) if c.value is not None}
+        if len(kinds | literals) > 1:
+            return True
+    return False
+
+
 REPRO = "bench/repro/fuzz_selfquery_{}.py"
 BOTH = frozenset({"selfquery-qdrant", "selfquery-chroma", "selfquery-milvus", "selfquery-pgvector"})
 PARSER = "langchain-classic 1.0.8's query-language parser (StructuredQueryOutputParser, run on every model answer)"
@@ -222,19 +245,26 @@ KNOWN = [
           f"(x\" or s != \"x) selects every tenant ({REPRO.format('milvus_pasted_text')})", _pasted_expression),
     Known("selfquery_pgvector_contain", frozenset({"selfquery-pgvector"}),
           "finding: langchain-postgres 0.0.19's PGVectorTranslator admits the comparator contain (so the model is "
-          "told it may use it) and writes $contain, which PGVector refuses: the query fails "
-          f"({REPRO.format('pgvector_contain')})", lambda f: "Invalid operator: $contain" in f.error),
+          "told it may use it) and writes $contain, which PGVector refuses: the query fails; langchain-postgres#87, "
+          f"open ({REPRO.format('pgvector_contain')})", lambda f: "Invalid operator: $contain" in f.error),
+    Known("milvus_mixed_json", frozenset({"selfquery-milvus"}),
+          "finding: milvus-lite 3.2.2 evaluates an expression on the dynamic field row by row once a key it names "
+          "holds values of two types (or meets a literal of another type), and that evaluator reads a null or "
+          "missing key under not in otherwise: (x < -3.0) or not (t in ['c']) loses the row not (t in ['c']) "
+          "selects; unreported (bench/repro/fuzz_milvus_mixed_json.py)", _lite_falls_back),
 ]
 MET = [*KNOWN, CHROMA_INT_FLOAT_BOUND]
-"""What the seeded runs may meet: these, and Chroma's engine through ChromaTranslator (seed 4)."""
+"""What the seeded runs may meet: these, and Chroma's engine through ChromaTranslator (seed 4 before ``SAYABLE``)."""
 
 
 @pytest.mark.parametrize("name", ["qdrant", "chroma", "milvus", "pgvector"])
 def test_seeded_runs_find_only_recorded_findings(name: str, request: pytest.FixtureRequest) -> None:
-    """Measured: seeds 1 to 5 (600 or 1,000 cases each; Milvus 1 to 3 at 600) meet only these on each target
-    (22-33 s per 600)."""
+    """Measured, the generator asking only what the translators say (``SAYABLE``): seeds 1 to 3 at 600 cases meet
+    only these on each target (about 3,200 relations judged and 220-460 skipped per run; 66-102 s per 600 with two
+    runs at once). Before, asking every operator, seeds 1 to 5 did (about 850 judged, 2,800 skipped). Here 60
+    cases of seed 1 (7-15 s a target), which meet the structured query's date on each."""
     target = request.getfixturevalue(name)
-    assert "selfquery_date_unconverted" in recorded_only(target, 1, 150, MET)
+    assert "selfquery_date_unconverted" in recorded_only(target, 1, 60, MET, shrink_s=0.2)
 
 
 @pytest.mark.xfail(strict=True, reason=KNOWN[5].reason)

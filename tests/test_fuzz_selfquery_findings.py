@@ -60,3 +60,13 @@ def test_the_reproducer_runs_alone(name: str) -> None:
     failed = "VIOLATED" in done.stdout or any(word in done.stderr for word in ("Error:", "Exception:"))
     assert done.returncode == 1 and failed, done.stdout + done.stderr
     assert "filterproof" not in (ROOT / REPRO.format(name)).read_text().split('"""', 2)[2]
+
+
+def test_the_engine_reproducer_runs_alone() -> None:
+    """Milvus Lite's evaluator switch met through MilvusTranslator, with pymilvus alone: ``A or B`` loses a row of
+    ``B`` once a key's values (or a literal) are of two types."""
+    pytest.importorskip("milvus_lite")
+    path = ROOT / "bench" / "repro" / "fuzz_milvus_mixed_json.py"
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1 and "A or B lost null" in done.stdout, done.stdout + done.stderr
+    assert "filterproof" not in path.read_text().split('"""', 2)[2]

@@ -19,7 +19,7 @@ from datetime import date
 from typing import Any
 
 from filterproof.conformance.twins import NAME_VALUES, identity_twins
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
+from filterproof.fuzz.lang import OPS, And, Cond, Expr, Not, Or
 
 INTS = (0, 1, -1, 7, 2**31 - 1, 2**31, -(2**31), 2**53, 2**53 + 1, -(2**53) - 1, 2**63 - 1, -(2**63))
 FLOATS = (0.5, -0.0, 1.5, 3.0, -2.25, 2.0**53, 1e300, -1e-300)
@@ -77,12 +77,16 @@ class Allows:
     nul: bool = True
     """U+0000 in text."""
     fields: tuple[str, ...] = tuple(f.name for f in FIELDS)
+    ops: tuple[str, ...] = OPS
+    """The operators the target's language can say at all: the generator asks no other, so that a case is not
+    skipped whole for one leaf (a negation or a value the language refuses still skips it, counted)."""
 
     def __and__(self, other: Allows) -> Allows:
         return Allows(self.nulls and other.nulls, self.absent and other.absent, self.lists and other.lists,
                       self.empty_lists and other.empty_lists, self.null_in_lists and other.null_in_lists,
                       self.mixed and other.mixed, self.nul and other.nul,
-                      tuple(f for f in self.fields if f in other.fields))
+                      tuple(f for f in self.fields if f in other.fields),
+                      tuple(o for o in self.ops if o in other.ops))
 
 
 class Generator:
@@ -90,6 +94,11 @@ class Generator:
         self.rng = random.Random(seed)
         self.allows = allows
         self.fields = [BY_NAME[name] for name in allows.fields]
+        # With every operator allowed these are the fields and OPS_BY_KIND themselves: a seed asks what it always did.
+        self.ops = {kind: tuple(o for o in ops if o in allows.ops) for kind, ops in OPS_BY_KIND.items()}
+        self.asked_fields = [f for f in self.fields if self.ops[f.kind]]
+        if not self.asked_fields:
+            raise ValueError(f"no field has an operator the targets allow ({', '.join(allows.ops) or 'none'})")
 
     # -- documents ---------------------------------------------------------------
 
@@ -155,9 +164,8 @@ class Generator:
         return And(parts) if roll < 0.8 else Or(parts)
 
     def condition(self) -> Cond:
-        field = self.rng.choice(self.fields)
-        ops = OPS_BY_KIND[field.kind]
-        op = self.rng.choice(ops)
+        field = self.rng.choice(self.asked_fields)
+        op = self.rng.choice(self.ops[field.kind])
         if op in ("is_null", "is_empty", "exists"):
             return Cond(op, field.name)
         if op in ("in", "nin", "contains_any"):

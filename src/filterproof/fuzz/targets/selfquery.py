@@ -29,10 +29,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, ClassVar
 
-from filterproof.fuzz.lang import RANGE_OPS, And, Cond, Expr, Not, Or
+from filterproof.fuzz.lang import OPS, RANGE_OPS, UNARY_OPS, And, Cond, Expr, Not, Or
 from filterproof.fuzz.target import Target, Unsupported
 from filterproof.fuzz.targets.metadata_filters import NEGATED
 
+SAYABLE = tuple(o for o in OPS if o not in UNARY_OPS and o not in ("contains", "contains_any"))
+"""What the query language says through every translator here (no comparator tests null, missing or empty; only
+PGVector's admits ``contain``): a target's ``allows.ops``, so that the generator asks nothing else."""
 SQ_IMPORTS = ("from langchain_classic.chains.query_constructor.base import StructuredQueryOutputParser\n"
               "from langchain_classic.retrievers.self_query.base import SelfQueryRetriever\n"
               "from langchain_core import structured_query as sq\nfrom langchain_core.runnables import RunnableLambda")
