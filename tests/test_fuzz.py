@@ -123,6 +123,27 @@ def test_an_unknown_target_is_a_usage_error() -> None:
     assert result.exit_code == 2 and "unknown fuzz target 'nosuch'" in result.output
 
 
+@pytest.mark.parametrize(("name", "env", "service"), [
+    ("qdrant-server", "QDRANT_URL", "filterproof.servers.qdrant:QdrantService"),
+    ("milvus-server", "MILVUS_URI", "filterproof.servers.milvus_container:MilvusService")])
+def test_a_server_target_without_a_server_says_why_and_is_left_out(name: str, env: str, service: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server target fuzzes a server that already runs (its URL in the environment) or a container: without
+    either, asked by name it is a usage error naming the variable; unnamed, a run leaves it out."""
+    import importlib
+
+    from filterproof.fuzz.targets import installed
+
+    monkeypatch.delenv(env, raising=False)
+    module, _, cls = service.partition(":")
+    if getattr(importlib.import_module(module), cls)().unavailable_reason() is None:
+        pytest.skip(f"a Docker engine answers here: {name} would start a container")
+    result = CliRunner().invoke(app, ["fuzz", "-b", name, "--cases", "1"])
+    assert result.exit_code == 2, result.output
+    assert f"{name} needs a" in result.output and env in result.output
+    assert name not in installed()
+
+
 def test_an_engine_error_is_one_finding_per_message_whatever_the_oracle_or_values() -> None:
     """Milvus Lite refuses ``ARRAY_CONTAINS(nums, -1)`` under every oracle and at every negative value: one finding."""
     said = "MilvusException: (code=6, message=unexpected token '-' at column {} ARRAY_CONTAINS(nums, {}) ^)"

@@ -22,8 +22,8 @@ from fuzz_known import CHROMA_INT_FLOAT_BOUND, Known, known_cases, still_fails, 
 
 CASES = {"qdrant": 400, "chroma": 300}
 """Filters per run, by family: each run takes a few seconds (the whole file well under two minutes)."""
-MODULES = {"qdrant-local": "qdrant_client", "qdrant-edge": "qdrant_edge", "chroma": "chromadb",
-           "chroma-server": "chromadb"}
+MODULES = {"qdrant-local": "qdrant_client", "qdrant-edge": "qdrant_edge", "qdrant-server": "qdrant_client",
+           "chroma": "chromadb", "chroma-server": "chromadb"}
 
 
 def _bools(f: Finding) -> bool:
@@ -67,7 +67,10 @@ KNOWN = [
 ]
 
 
-RUNS = [["qdrant-local", "qdrant-edge"], ["chroma", "chroma-server"]]
+RUNS = [["qdrant-local", "qdrant-edge"], ["qdrant-local", "qdrant-server"], ["chroma", "chroma-server"]]
+"""qdrant-server runs where ``QDRANT_URL`` is set or a Docker engine answers, and skips with the reason elsewhere:
+what the server finds has not been recorded (none ran where these were written), so a finding there fails the run
+until it is (``KNOWN``: the Qdrant ones name qdrant-edge alone)."""
 
 
 @pytest.mark.parametrize("names", RUNS, ids=["+".join(r) for r in RUNS])
@@ -75,7 +78,10 @@ def test_every_finding_on_the_installed_releases_is_a_known_one(names: list[str]
     """A new finding fails here: read its reproducer, then fix the renderer or record it in ``KNOWN``."""
     for name in names:
         pytest.importorskip(MODULES[name])
-    targets = [open_target(n) for n in names]
+    try:
+        targets = [open_target(n) for n in names]
+    except ImportError as error:  # qdrant-server without a server: the target says why
+        pytest.skip(str(error))
     pairs = [(0, 1)] if len(names) == 2 and FAMILIES[names[0]] == FAMILIES[names[1]] else []
     try:
         outcome = fuzz(targets, seed=1, budget_s=90, max_cases=CASES[FAMILIES[names[0]]], pairs=pairs, shrink_s=2)

@@ -155,6 +155,25 @@ def test_a_seeded_run_judges_every_oracle_and_finds_only_recorded_defects(target
     assert "milvus_null_backends" in names
 
 
+def test_lite_and_a_server_agree_or_the_difference_is_recorded(target: MilvusTarget) -> None:
+    """Lite against a Milvus server (``MILVUS_URI``, else a container), diffed: skips with the reason where neither
+    is (this machine). Nothing the server finds is recorded yet (none ran where these were written): a finding
+    fails here until it is, in ``KNOWN`` with the server's version and a reproducer."""
+    from filterproof.fuzz.targets import open_target
+
+    try:
+        server = open_target("milvus-server")
+    except ImportError as error:
+        pytest.skip(str(error))
+    try:
+        outcome = fuzz([target, server], seed=1, budget_s=90, max_cases=120, pairs=[(0, 1)], shrink_s=0.5)
+    finally:
+        server.close()
+    assert outcome.cases == 120
+    unknown = unexplained(outcome.findings, KNOWN)
+    assert not unknown, "\n".join(unknown)
+
+
 @pytest.mark.parametrize("path", known_cases(KNOWN))
 def test_a_known_finding_still_holds_on_the_installed_release(path: Path) -> None:
     """Each recorded finding's minimal world: fails now (the xfail); a fixed release makes it pass (XPASS, red)."""

@@ -26,8 +26,9 @@ def seconds(text: str) -> float:
 
 def fuzz_command(
     backend: Annotated[list[str] | None, typer.Option(
-        "--backend", "-b", help="A fuzz target (repeat): qdrant-local, qdrant-edge, chroma, chroma-server, lancedb, "
-                                "pgvector-typed, pgvector-jsonb, milvus, llamaindex-qdrant, llamaindex-chroma, "
+        "--backend", "-b", help="A fuzz target (repeat): qdrant-local, qdrant-edge, qdrant-server (QDRANT_URL), "
+                                "chroma, chroma-server, lancedb, pgvector-typed, pgvector-jsonb, milvus, "
+                                "milvus-server (MILVUS_URI), llamaindex-qdrant, llamaindex-chroma, "
                                 "llamaindex-pgvector, llamaindex-milvus, llamaindex-lancedb (LlamaIndex "
                                 "MetadataFilters), langchain-pgvector (LangChain filter dicts), selfquery-qdrant, "
                                 "selfquery-chroma, selfquery-milvus, selfquery-pgvector (LangChain's "

@@ -10,10 +10,12 @@ TARGETS = {
     "reference": "filterproof.fuzz.targets.reference:ReferenceTarget",
     "qdrant-local": "filterproof.fuzz.targets.qdrant:QdrantLocal",
     "qdrant-edge": "filterproof.fuzz.targets.qdrant:QdrantEdge",
+    "qdrant-server": "filterproof.fuzz.targets.qdrant_server:QdrantServer",
     "chroma": "filterproof.fuzz.targets.chroma:ChromaTarget",
     "chroma-server": "filterproof.fuzz.targets.chroma_server:ChromaServerTarget",
     "lancedb": "filterproof.fuzz.targets.lancedb:LanceDBTarget",
     "milvus": "filterproof.fuzz.targets.milvus:MilvusTarget",
+    "milvus-server": "filterproof.fuzz.targets.milvus_server:MilvusServerTarget",
     "pgvector-typed": "filterproof.fuzz.targets.pgvector:PgvectorTyped",
     "pgvector-jsonb": "filterproof.fuzz.targets.pgvector:PgvectorJsonb",
     "llamaindex-qdrant": "filterproof.fuzz.targets.llamaindex:LlamaIndexQdrant",
@@ -27,8 +29,9 @@ TARGETS = {
     "selfquery-milvus": "filterproof.fuzz.targets.selfquery_stores:SelfQueryMilvus",
     "selfquery-pgvector": "filterproof.fuzz.targets.selfquery_stores:SelfQueryPgvector",
 }
-FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "pgvector-typed": "pgvector",
-            "pgvector-jsonb": "pgvector", "chroma": "chroma", "chroma-server": "chroma"}
+FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "qdrant-server": "qdrant", "pgvector-typed": "pgvector",
+            "pgvector-jsonb": "pgvector", "chroma": "chroma", "chroma-server": "chroma", "milvus": "milvus",
+            "milvus-server": "milvus"}
 """Targets of one filter language, which the fuzzer pairs for the differential oracle."""
 
 

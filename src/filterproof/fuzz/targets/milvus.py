@@ -42,6 +42,24 @@ def rows(docs: Docs) -> list[dict[str, Any]]:
             for i, (doc_id, doc) in enumerate(docs.items())]
 
 
+def create(client: Any, name: str, indexed: bool) -> None:
+    """A collection of the schema above (FLAT vectors; on the indexed copy an INVERTED index on each of
+    ``INDEXED``), strongly consistent: a query reads every insert before it."""
+    from pymilvus import DataType
+
+    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
+    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
+    schema.add_field("vector", DataType.FLOAT_VECTOR, dim=2)
+    for key, (kind, params) in SCHEMA.items():
+        typed = {k: getattr(DataType, v) if k == "element_type" else v for k, v in params.items()}
+        schema.add_field(key, getattr(DataType, kind), nullable=True, **typed)
+    index = client.prepare_index_params()
+    index.add_index("vector", index_type="FLAT", metric_type="COSINE")
+    for key in INDEXED if indexed else ():
+        index.add_index(key, index_type="INVERTED")
+    client.create_collection(name, schema=schema, index_params=index, consistency_level="Strong")
+
+
 def release_lite(path: str) -> None:
     """Stop this process's Milvus Lite server for ``path``: ``MilvusClient.close()`` leaves it running, the file
     locked (``bench/repro/milvus_close_lock.py``; the ``milvus`` backend's ``release_lite``)."""
@@ -84,7 +102,7 @@ class MilvusTarget(Target):
         return repr(expression(expr, spelling))
 
     def _open(self) -> None:
-        from pymilvus import DataType, MilvusClient
+        from pymilvus import MilvusClient
 
         for logger in ("pymilvus", "milvus_lite"):  # each refused filter would log a traceback, client and server
             logging.getLogger(logger).setLevel(logging.CRITICAL)
@@ -92,18 +110,7 @@ class MilvusTarget(Target):
         self._path = str(Path(self._dir) / "fuzz.db")
         self.client = MilvusClient(self._path)
         for name in COLLECTIONS:
-            schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
-            schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
-            schema.add_field("vector", DataType.FLOAT_VECTOR, dim=2)
-            for key, (kind, params) in SCHEMA.items():
-                typed = {k: getattr(DataType, v) if k == "element_type" else v for k, v in params.items()}
-                schema.add_field(key, getattr(DataType, kind), nullable=True, **typed)
-            index = self.client.prepare_index_params()
-            index.add_index("vector", index_type="FLAT", metric_type="COSINE")
-            if name == "indexed":
-                for key in INDEXED:
-                    index.add_index(key, index_type="INVERTED")
-            self.client.create_collection(name, schema=schema, index_params=index, consistency_level="Strong")
+            create(self.client, name, indexed=name == "indexed")
 
     def load(self, docs: Docs) -> None:
         if self.client is None:
