@@ -58,12 +58,13 @@ KNOWN = [
           "(bench/repro/fuzz_qdrant_edge_bool.py)", _bools),
     Known("qdrant_edge_range_past_2_53", frozenset({"qdrant-edge"}),
           "finding: Qdrant's engine (qdrant-edge-py 0.9.0) compares an integer payload with a range as a double "
-          "without an index and exactly with an integer index: n = 2^53 + 1 is <= 2^53 only unindexed "
-          "(bench/repro/fuzz_qdrant_edge_range.py)", _past_2_53),
+          "without an index and exactly with an integer index: n = 2^53 + 1 is <= 2^53 only unindexed; "
+          "qdrant#7955 and #8538, open (bench/repro/fuzz_qdrant_edge_range.py)", _past_2_53),
     Known("qdrant_edge_mixed_types_index", frozenset({"qdrant-edge"}),
           "finding: Qdrant's engine (qdrant-edge-py 0.9.0) with a payload index: a point whose value has another "
           "type than the index (a bool in a keyword field) no longer matches MatchExcept (s except ['x'] loses it), "
-          "which the unindexed path matches (bench/repro/fuzz_qdrant_edge_mixed_index.py)", _mixed_under_index),
+          "which the unindexed path matches; qdrant#9068, open (bench/repro/fuzz_qdrant_edge_mixed_index.py)",
+          _mixed_under_index),
 ]
 
 
