@@ -73,7 +73,9 @@ def test_the_translation_keeps_the_meaning_and_a_null_is_stored_as_empty_text(ta
 
 def test_a_seeded_run_finds_only_recorded_findings(target: LlamaIndexChroma) -> None:
     """Measured: llama-index-vector-stores-chroma 0.6.0 over chromadb 1.5.9 gave no finding in 10,000 cases
-    (seeds 1 to 5, 2,000 each); the one engine bug it can reach is the ``chroma`` target's, recorded there."""
+    (seeds 1 to 5, 2,000 each), asking every operator, and again asking only the eight it maps (``Allows.ops``:
+    3,760-4,070 relations judged per 2,000, 14-19 s; seed 1's first 200 cases judge 401, against 154 before);
+    the one engine bug it can reach is the ``chroma`` target's, recorded there."""
     outcome = fuzz([target], seed=5, budget_s=60, max_cases=600, shrink_s=1)
     assert outcome.cases == 600
     judged = {key.split(" ", 1)[1] for key in outcome.checked}
@@ -126,5 +128,6 @@ def test_a_seeded_translation_bug_is_found() -> None:
     finally:
         defective.close()
     shrunk = [(lang.show(f.expr), f.docs) for f in outcome.findings if f.oracle == "reference"]
-    # measured: "x lte 0.5" on {"d0": {"x": 0.5}} and "n lte 0" on {"d2": {"n": 0}}, one document each
-    assert shrunk and all(len(docs) == 1 and " lte " in shown for shown, docs in shrunk), shrunk
+    # measured: "n lte 0" on {"d1": {"n": 0}}, "NOT x gt -0.0" on {"d4": {"x": -0.0}} (NOT gt is written LTE)...
+    assert shrunk and all(len(docs) == 1 and (" lte " in shown or (shown.startswith("NOT ") and " gt " in shown))
+                          for shown, docs in shrunk), shrunk

@@ -76,7 +76,9 @@ def _ne_as_like(f: Finding) -> bool:
 
 
 def _literal_type(f: Finding) -> bool:
-    return "and could not convert to literal of type" in f.error
+    """Refused when planned (``s == 1.5`` on an integer key) or when an IN list is cast to the column's type as it
+    runs (``s in [3.0]`` on a text key: "Cast error: Cannot cast string ... to value of Float64")."""
+    return "and could not convert to literal of type" in f.error or "Cast error: Cannot cast" in f.error
 
 
 REPRO = "bench/repro/fuzz_llamaindex_lancedb_{}.py"
@@ -104,9 +106,10 @@ its test below is written by hand)."""
 
 
 def test_seeded_runs_find_only_recorded_findings(target: LlamaIndexLanceDB) -> None:
-    """Measured: seeds 1 and 2 at 800 cases meet the three with worlds between them (4 s and 7 s); seeds 1 to 8
-    meet no finding outside the four (the literal's type from seed 6 on)."""
-    assert recorded_only(target, 1, 800, KNOWN) | recorded_only(target, 2, 800, KNOWN) == {k.name for k in WITH_WORLDS}
+    """Measured, the generator asking only the operators the integration maps (``Allows.ops``): seeds 1 to 8 at 800
+    cases (1,160-1,290 relations judged, 11-15 s each; seed 1's first 200 judge 300, against 116 asking every
+    operator) meet no finding outside the four; seed 2 at 400 meets all four (6 s)."""
+    assert {k.name for k in WITH_WORLDS} <= recorded_only(target, 2, 400, KNOWN)
 
 
 @pytest.mark.parametrize("path", known_cases(WITH_WORLDS))

@@ -22,7 +22,7 @@ import uuid
 from datetime import date
 from typing import Any, ClassVar
 
-from filterproof.fuzz.generate import BY_NAME
+from filterproof.fuzz.generate import BY_NAME, Allows
 from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
 from filterproof.fuzz.target import Docs, Script, Target, Unsupported
 from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, join_filters
@@ -78,6 +78,7 @@ class LlamaIndexQdrant(Target):
 
     name = "llamaindex-qdrant"
     packages = ("llama-index-core", "llama-index-vector-stores-qdrant", "qdrant-client")
+    allows = Allows(ops=tuple(OPERATORS))  # what it maps: no is_null, no exists
     vias: ClassVar[tuple[str, ...]] = ("search",)
 
     def __init__(self) -> None:

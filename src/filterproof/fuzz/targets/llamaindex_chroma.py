@@ -61,7 +61,7 @@ class LlamaIndexChroma(Target):
 
     name = "llamaindex-chroma"
     packages = ("llama-index-core", "llama-index-vector-stores-chroma", "chromadb")
-    allows = Allows(lists=False, empty_lists=False, null_in_lists=False)
+    allows = Allows(lists=False, empty_lists=False, null_in_lists=False, ops=tuple(OPERATORS))  # what it maps
     two_valued = False  # as Chroma's: a range and its opposite both leave out a document without a number there
     vias: ClassVar[tuple[str, ...]] = ("search", "get", "mmr")
 

@@ -76,7 +76,7 @@ class LlamaIndexLanceDB(Target):
 
     name = NAME
     packages = ("llama-index-core", "llama-index-vector-stores-lancedb", "lancedb")
-    allows = Allows(lists=False, empty_lists=False, null_in_lists=False, mixed=False)
+    allows = Allows(lists=False, empty_lists=False, null_in_lists=False, mixed=False, ops=tuple(OPERATORS))
     two_valued = False
     vias: ClassVar[tuple[str, ...]] = ("search",)
 

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.lang import Expr
 from filterproof.fuzz.target import Docs, Script, Target
-from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, documented_leaf, pushed_down, search_all
+from filterproof.fuzz.targets.metadata_filters import DOCUMENTED, LI_IMPORTS, documented_leaf, pushed_down, search_all
 
 COLLECTION = "fuzz"
 EVERYTHING = 'id != ""'
@@ -48,7 +48,7 @@ class LlamaIndexMilvus(Target):
 
     name = "llamaindex-milvus"
     packages = ("llama-index-core", "llama-index-vector-stores-milvus", "pymilvus", "milvus-lite")
-    allows = Allows()
+    allows = Allows(ops=tuple(DOCUMENTED))  # what LlamaIndex documents: no is_null, no exists
     two_valued = False
     vias: ClassVar[tuple[str, ...]] = ("search",)
 

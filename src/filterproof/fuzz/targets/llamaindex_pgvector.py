@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.lang import Expr
 from filterproof.fuzz.target import Docs, Script, Target
-from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, documented_leaf, pushed_down
+from filterproof.fuzz.targets.metadata_filters import DOCUMENTED, LI_IMPORTS, documented_leaf, pushed_down
 
 QUERY = [1.0, 0.0]
 
@@ -50,7 +50,7 @@ class LlamaIndexPgvector(Target):
 
     name = "llamaindex-pgvector"
     packages = ("llama-index-core", "llama-index-vector-stores-postgres", "sqlalchemy", "psycopg2-binary")
-    allows = Allows(nul=False)  # PostgreSQL text (and a json's ->>) refuses U+0000
+    allows = Allows(nul=False, ops=tuple(DOCUMENTED))  # PostgreSQL text (and a json's ->>) refuses U+0000
     two_valued = False
     vias: ClassVar[tuple[str, ...]] = ("search", "mmr")
 
