@@ -12,8 +12,10 @@ import pytest
 
 pytest.importorskip("lancedb")
 
+from filterproof.fuzz.finding import Judge
+from filterproof.fuzz.generate import FIELDS
 from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
-from filterproof.fuzz.oracles import ORACLES, Ask, Relation, partition
+from filterproof.fuzz.oracles import ORACLES, Ask, Relation, optimize, partition
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.target import Unsupported
@@ -97,6 +99,38 @@ def test_a_seeded_run_judges_every_oracle() -> None:
     assert not unexpected, unexpected
 
 
+def test_p_not_p_and_p_unknown_partition_the_rows() -> None:
+    """SQLancer's ternary logic partitioning with DataFusion's own ``(P) IS NULL``."""
+    target = LanceDBTarget()
+    docs = {"one": {"n": 1, "tags": ["a"]}, "five": {"n": 5, "tags": []}, "null": {"n": None, "tags": None}}
+    try:
+        target.world({i: {f.name: d.get(f.name) for f in FIELDS} for i, d in docs.items()})
+        p = Or((Cond("gt", "n", 2), Cond("contains", "tags", "a")))
+        assert Judge([target]).answers(partition(p, docs, target)) == {
+            "P": {"one", "five"}, "NOT P": set(), "P unknown": {"null"}}
+    finally:
+        target.close()
+    assert target.render_unknown(Cond("eq", "s", "a")) == repr("(s = 'a') IS NULL")
+
+
+def test_before_optimize_rows_no_index_covers_after_it_none() -> None:
+    """The optimize oracle's two tables: half the rows under the scalar indexes and the rest appended (scanned
+    beside the index), then the same after ``optimize()``; what they select is what the plain table selects."""
+    target = LanceDBTarget()
+    docs = {f"d{i}": {f.name: None for f in FIELDS} | {"n": i, "s": "a" if i % 2 else "b"} for i in range(6)}
+    try:
+        target.world(docs)
+        p = And((Cond("gte", "n", 2), Not(Cond("eq", "s", "a"))))
+        relation = Relation("optimize", (Ask("plain", p), *optimize(p, docs, target).asks), "True")
+        assert set(map(frozenset, Judge([target]).answers(relation).values())) == {frozenset({"d2", "d4"})}
+        before, after = target.tables["staged"], target.tables["optimized"]
+        assert before.index_stats("n_idx").num_unindexed_rows == 3
+        assert after.index_stats("n_idx").num_unindexed_rows == 0
+        assert after.count_rows() == before.count_rows() == 6
+    finally:
+        target.close()
+
+
 def _run(path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, check=False)
 
@@ -115,9 +149,12 @@ def test_a_reproducer_runs_alone(tmp_path: Path) -> None:
         holds = partition(p, docs, target)
         asks = tuple(Ask(f"P via {via}{' indexed' * indexed}", p, via, indexed) for via in target.vias
                      for indexed in (False, True))
-        broken = Relation("paths", (*asks, Ask("NOT P", Not(p))), "answers['P via search'] == answers['NOT P']")
+        staged = tuple(Ask(f"P via {via} optimized={after}", p, via, True, optimized=after) for via in target.vias
+                       for after in (False, True))
+        broken = Relation("paths", (*asks, *staged, Ask("NOT P", Not(p))),
+                          "answers['P via search'] == answers['NOT P']")
         for number, relation in enumerate((holds, broken), 1):
-            answers = {a.label: target.answer(target.render(a.expr), a.via, a.indexed) for a in relation.asks}
+            answers = Judge([target]).answers(relation)
             finding = Finding(("lancedb",), relation.oracle, "test", docs, p, relation,
                               {k: sorted(v) for k, v in answers.items()})
             script = _run(write(finding, [target], tmp_path, number))

@@ -110,13 +110,21 @@ def _conds(f: Finding) -> list[Cond]:
 
 
 def _null_rows_differ(f: Finding) -> bool:
-    """The answers differ only on rows holding a null in a field the filter names (the two evaluators' rules)."""
-    if f.error or f.oracle not in ("spelling", "conjunct"):
-        return False
+    """The answers differ only on rows holding a null in a field the filter names (the two evaluators' rules); or
+    such rows, unknown by the documented null rule, are selected by P or by NOT P (the three-way partition)."""
     keys = {c.key for c in _conds(f)}
+
+    def null_there(rows: set[str]) -> bool:
+        return bool(rows) and all(any(f.docs[i].get(k) is None for k in keys) for i in rows)
+
+    if f.error:
+        return False
+    if f.oracle == "partition":
+        return null_there(set(f.answers["P unknown"]) & (set(f.answers["P"]) | set(f.answers["NOT P"])))
+    if f.oracle not in ("spelling", "conjunct"):
+        return False
     answers = [set(v) for v in f.answers.values()]
-    differing = set.union(*answers) - set.intersection(*answers)
-    return bool(differing) and all(any(f.docs[i].get(k) is None for k in keys) for i in differing)
+    return null_there(set.union(*answers) - set.intersection(*answers))
 
 
 def _float_on_indexed_int(f: Finding) -> bool:

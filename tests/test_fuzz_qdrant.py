@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import date
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("qdrant_client")
 pytest.importorskip("qdrant_edge")
 
+from filterproof.fuzz.finding import Judge
 from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.fuzz.oracles import Ask, Relation, optimize
+from filterproof.fuzz.repro import write
+from filterproof.fuzz.run import Finding
 from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.qdrant import QdrantEdge, QdrantLocal
 
@@ -55,3 +62,47 @@ def test_every_spelling_builds_valid_models_in_both_families(spelling: int) -> N
 def test_what_qdrant_cannot_say_is_unsupported_with_the_reason(expr: object, why: str) -> None:
     with pytest.raises(Unsupported, match=why):
         QdrantEdge().render(expr)  # type: ignore[arg-type]
+
+
+def test_the_optimized_shard_holds_the_world_in_a_built_segment() -> None:
+    """The optimize oracle's "after": ``optimize()`` has built the world into a segment of its own (HNSW over every
+    vector, the payload indexes in a built segment's form), and it selects what the appendable, indexed shard
+    (its "before") selects."""
+    target = QdrantEdge()
+    docs = {"d0": {"n": 1, "s": "a", "tags": ["a"]}, "d1": {"n": None, "s": "b"}, "d2": {"n": 7, "tags": []}}
+    try:
+        target.world(docs)
+        p = Or((Cond("gt", "n", 2), Cond("is_null", "n")))
+        assert Judge([target]).answers(optimize(p, docs, target)) == {"P before optimize()": {"d1", "d2"},
+                                                                      "P after optimize()": {"d1", "d2"}}
+        info = target.shards["optimized"].info()
+        assert info.indexed_vectors_count == 3 and info.points_count == 3, info
+        assert set(info.payload_schema) == {"s", "t", "n", "x", "d", "b", "tags", "nums"}
+        assert target.shards["indexed"].info().indexed_vectors_count == 0  # before: an appendable segment
+    finally:
+        target.close()
+
+
+def test_an_optimize_reproducer_runs_alone(tmp_path: Path) -> None:
+    """No engine finding to reproduce: the optimize relation, which holds (exit 0), and a deliberately broken one
+    (exit 1), written as scripts that build the three shards with qdrant-edge alone."""
+    target = QdrantEdge()
+    docs = {"d0": {"n": 1, "b": None}, "d1": {"n": None, "tags": [None, "a"]}, "d2": {"n": 2**53 + 1, "tags": []}}
+    p = Or((Cond("lte", "n", 1), Cond("is_null", "b"), Cond("is_empty", "tags")))
+    try:
+        target.world(docs)
+        holds = optimize(p, docs, target)
+        assert holds is not None
+        broken = Relation("optimize", (*holds.asks, Ask("NOT P", Not(p))),
+                          "answers['P after optimize()'] == answers['NOT P']")
+        for number, relation in enumerate((holds, broken), 1):
+            answers = Judge([target]).answers(relation)
+            finding = Finding(("qdrant-edge",), "optimize", "test", docs, p, relation,
+                              {k: sorted(v) for k, v in answers.items()})
+            done = subprocess.run([sys.executable, str(write(finding, [target], tmp_path, number))],
+                                  capture_output=True, text=True, timeout=120, check=False)
+            assert done.returncode == number - 1, done.stdout + done.stderr
+            assert f"P after optimize(): {sorted(answers['P after optimize()'])}" in done.stdout, done.stdout
+    finally:
+        target.close()
+    assert "filterproof" not in (tmp_path / "finding-1.py").read_text().split('"""', 2)[2]

@@ -1,8 +1,9 @@
 """Milvus Lite: its two filter evaluators disagree on nulls, so one condition on a null field selects the row or not
 depending on what else the expression holds.
 
-Standalone (pymilvus and milvus-lite only). Found by ``filterproof fuzz`` (target ``milvus``: the ``spelling`` and
-``conjunct`` oracles). Seen with pymilvus 2.6.17, milvus-lite 3.2.2 (the versions are printed).
+Standalone (pymilvus and milvus-lite only). Found by ``filterproof fuzz`` (target ``milvus``: the ``spelling``,
+``conjunct`` and three-way ``partition`` oracles: P, NOT P and "P unknown" by the rule below). Seen with pymilvus
+2.6.17, milvus-lite 3.2.2 (the versions are printed).
 
 Milvus's documented rule ("Nullable & Default"): filtering results on null values "are all false, indicating that
 they will not be selected", under ``not`` too (``not (n == 1)`` does not select a null ``n``, and a Milvus server

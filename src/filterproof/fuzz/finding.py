@@ -50,8 +50,9 @@ class Judge:
         self.targets = targets
 
     def answers(self, relation: Relation) -> dict[str, set[str]]:
-        sources = [(ask, self.targets[ask.target].render(ask.expr, ask.spelling or 0)) for ask in relation.asks]
-        return {ask.label: self.targets[ask.target].answer(source, ask.via, ask.indexed) for ask, source in sources}
+        sources = [(ask, ask.render(self.targets[ask.target])) for ask in relation.asks]
+        return {ask.label: self.targets[ask.target].answer(source, ask.via, ask.indexed, ask.optimized)
+                for ask, source in sources}
 
     def violation(self, relation: Relation, docs: Docs) -> tuple[dict[str, set[str]], str] | None:
         """The answers and an error message when the relation fails (an engine error is a failure)."""

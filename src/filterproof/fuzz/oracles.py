@@ -5,8 +5,10 @@ the relation their answers must satisfy.
 oracle               the relation
 ==================== ==================================================================================
 partition            P and NOT P never share a document; for a two-valued engine (NOT is the
-                     complement) they select every document together (ternary logic partitioning:
-                     for a three-valued one, what neither selects is judged by ``reference``)
+                     complement) they select every document together; for a three-valued one whose
+                     language says "unknown" (SQL's ``(P) IS NULL``), P, NOT P and P-unknown share
+                     none and select every one together (ternary logic partitioning); for the others,
+                     what neither selects is judged by ``reference``
 double_negation      NOT NOT P selects what P selects
 de_morgan            NOT (A AND B) = (NOT A) OR (NOT B), NOT (A OR B) = (NOT A) AND (NOT B)
 reorder              the children of every AND and OR reversed: the same answer
@@ -14,6 +16,8 @@ conjunct             A AND B selects a subset of A's answer (and of B's); A OR B
 paths                a filtered search with k = the collection size, a filtered scroll and a filtered
                      count (the target's ``vias``) select the same documents
 index                with the payload indexes built, the same answer as without
+optimize             the same answer before and after the engine's own ``optimize()`` (the target's
+                     ``optimizable``: segments rebuilt, indexes extended to rows written after them)
 spelling             two spellings of P that the engine documents as equivalent (Qdrant's
                      ``IsEmptyCondition`` and ``FieldCondition(is_empty=True)``): the same answer
 reference            on every document where each condition of P has the meaning all engines share
@@ -46,6 +50,15 @@ class Ask:
     """Which of the relation's targets answers (1: the second, for ``differential``)."""
     spelling: int | None = None
     """How the target writes the filter (``Target.spellings``); None: the case's spelling."""
+    optimized: bool | None = None
+    """Ask the copy before (False) or after (True) the engine's ``optimize()``; None: the plain or indexed copy."""
+    unknown: bool = False
+    """Ask for the documents on which ``expr`` is unknown (``Target.render_unknown``), not for ``expr``."""
+
+    def render(self, target: Target) -> str:
+        """The native filter this ask sends ``target``."""
+        spelling = self.spelling or 0
+        return target.render_unknown(self.expr, spelling) if self.unknown else target.render(self.expr, spelling)
 
 
 @dataclass(frozen=True)
@@ -71,9 +84,16 @@ Builder = Callable[[Expr, Docs, Target], Relation | None]
 
 
 def partition(p: Expr, docs: Docs, target: Target) -> Relation:
-    rule = "answers['P'] | answers['NOT P'] == ALL" if target.two_valued else "True"
-    return Relation("partition", (Ask("P", p), Ask("NOT P", Not(p))),
-                    f"not (answers['P'] & answers['NOT P']) and {rule}")
+    asks = (Ask("P", p), Ask("NOT P", Not(p)))
+    if target.two_valued:
+        return Relation("partition", asks, "not (answers['P'] & answers['NOT P']) and "
+                                           "answers['P'] | answers['NOT P'] == ALL")
+    if target.says_unknown:  # SQLancer's TLP: P, NOT P and P IS NULL partition the rows
+        return Relation("partition", (*asks, Ask("P unknown", p, unknown=True)),
+                        "not (answers['P'] & answers['NOT P']) and not (answers['P'] & answers['P unknown']) and "
+                        "not (answers['NOT P'] & answers['P unknown']) and "
+                        "answers['P'] | answers['NOT P'] | answers['P unknown'] == ALL")
+    return Relation("partition", asks, "not (answers['P'] & answers['NOT P'])")
 
 
 def double_negation(p: Expr, docs: Docs, target: Target) -> Relation:
@@ -142,6 +162,14 @@ def index(p: Expr, docs: Docs, target: Target) -> Relation | None:
                     "answers['P'] == answers['P indexed']")
 
 
+def optimize(p: Expr, docs: Docs, target: Target) -> Relation | None:
+    if not target.optimizable:
+        return None
+    return Relation("optimize", (Ask("P before optimize()", p, indexed=True, optimized=False),
+                                 Ask("P after optimize()", p, indexed=True, optimized=True)),
+                    "answers['P before optimize()'] == answers['P after optimize()']")
+
+
 def reference(p: Expr, docs: Docs, target: Target) -> Relation | None:
     defined = frozenset(i for i, doc in docs.items() if semantics.defined(p, doc))
     if not defined:
@@ -165,17 +193,21 @@ def differential(p: Expr, docs: Docs, target: Target) -> Relation:
 
 ONE_TARGET: dict[str, Builder] = {
     "partition": partition, "double_negation": double_negation, "de_morgan": de_morgan, "reorder": reorder,
-    "conjunct": conjunct, "paths": paths, "index": index, "reference": reference, "spelling": spelling,
+    "conjunct": conjunct, "paths": paths, "index": index, "optimize": optimize, "reference": reference,
+    "spelling": spelling,
 }
 ORACLES = (*ONE_TARGET, "differential")
 DESCRIPTIONS = {
-    "partition": "P and NOT P must not share a document (and, where NOT is the complement, must cover all).",
+    "partition": "P and NOT P must not share a document (where NOT is the complement, they must cover all; where "
+                 "the language says 'P is unknown', P, NOT P and P-unknown must partition the documents).",
     "double_negation": "NOT NOT P must select what P selects.",
     "de_morgan": "NOT (A AND B) must equal (NOT A) OR (NOT B), and NOT (A OR B) must equal (NOT A) AND (NOT B).",
     "reorder": "Reordering the children of AND and OR must not change the answer.",
     "conjunct": "A AND B must select a subset of A's answer; A OR B a superset.",
     "paths": "A filtered search, a filtered scroll and a filtered count must select the same documents.",
     "index": "Building payload indexes must not change what a filter selects.",
+    "optimize": "The engine's own optimize() (segments rebuilt, indexes extended to the rows written after them) "
+                "must not change what a filter selects.",
     "reference": "On documents where every condition has the meaning engines share, the answer must be the "
                  "neutral evaluator's.",
     "spelling": "Two spellings of one filter that the engine documents (or SQL defines) as the same must select the "

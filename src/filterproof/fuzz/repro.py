@@ -29,8 +29,9 @@ def script(finding: Finding, targets: list[Target]) -> str:
     asks = []
     for ask in finding.relation.asks:
         target = targets[ask.target]
-        native = target.render(ask.expr, ask.spelling or 0)
-        asks.append(f"    {ask.label!r}: {parts[ask.target].ask}({native}, {ask.via!r}, {ask.indexed!r}),")
+        optimized = "" if ask.optimized is None else f", {ask.optimized!r}"  # an optimizable target's 4th argument
+        asks.append(f"    {ask.label!r}: {parts[ask.target].ask}({ask.render(target)}, {ask.via!r}, {ask.indexed!r}"
+                    f"{optimized}),")
     header = [
         f'"""filterproof fuzz finding: {finding.oracle} on {" and ".join(finding.targets)}.',
         "",

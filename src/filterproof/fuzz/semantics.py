@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
+from filterproof.fuzz.lang import UNARY_OPS, And, Cond, Expr, Not, Or
 
 Truth = bool | None
 MISSING = object()
@@ -140,4 +140,29 @@ def defined(expr: Expr, doc: Mapping[str, Any]) -> bool:
             return all(defined(p, doc) for p in parts)
         case Not(part):
             return defined(part, doc)
+    raise TypeError(f"unknown expression {expr!r}")
+
+
+def unknown_under_null_rule(expr: Expr) -> Expr:
+    """SQL's null rule, which Milvus documents too, as a filter: the documents on which ``expr`` is unknown when a
+    condition on a null field is unknown and every other condition is true or false (``is_null``, ``is_empty`` and
+    ``exists`` never unknown; no value of another kind, as in a typed store). It is NOT (expr is TRUE OR expr is
+    FALSE), each written with ``exists`` guards, so that it is two-valued itself: a target whose language has no
+    ``(P) IS NULL`` says "P is unknown" in its own words, and P, NOT P and it must partition the documents."""
+    return Not(Or((_is(expr, True), _is(expr, False))))
+
+
+def _is(expr: Expr, value: bool) -> Expr:
+    """"``expr`` is ``value``", true or false on every document under the null rule."""
+    match expr:
+        case Cond(op) if op in UNARY_OPS:
+            return expr if value else Not(expr)
+        case Cond(_, key):
+            return And((expr if value else Not(expr), Cond("exists", key)))
+        case And(parts):
+            return And(tuple(_is(p, True) for p in parts)) if value else Or(tuple(_is(p, False) for p in parts))
+        case Or(parts):
+            return Or(tuple(_is(p, True) for p in parts)) if value else And(tuple(_is(p, False) for p in parts))
+        case Not(part):
+            return _is(part, not value)
     raise TypeError(f"unknown expression {expr!r}")

@@ -8,7 +8,10 @@ what the reproducer prints. A language with no faithful form for a condition rai
 world of raw documents (``{id: payload}``, no policy encoding); ``ask`` returns the ids
 a native filter selects, through one of the target's ``vias`` (a filtered search with
 k = the collection size, a filtered scroll, a filtered count...), with the payload
-indexes built or not (``indexed``).
+indexes built or not (``indexed``). Two capabilities are optional: ``optimizable``
+(the world also written around the engine's own ``optimize()``, asked before and
+after it) and ``says_unknown`` (the language can select the documents on which a
+filter is unknown, SQL's ``(P) IS NULL``: ``render_unknown``).
 
 ``script`` writes the reproducer's part for this engine: imports, the setup that loads
 ``DOCS`` into the store, and a function ``ask_<slug>(native, via)``; it uses the
@@ -57,6 +60,15 @@ class Target(ABC):
     indexable: ClassVar[bool] = False
     """The target keeps a second copy of the world with payload indexes on every field (``ask(..., indexed=True)``):
     results must not change."""
+    optimizable: ClassVar[bool] = False
+    """The target also writes the world, with its payload indexes, in the state the engine's own ``optimize()``
+    changes (qdrant-edge: an appendable segment; LanceDB: rows appended after the scalar indexes were built) and in
+    the state it leaves (optimized segments; the indexes covering every row): ``ask(..., optimized=False)`` reads
+    the first, ``ask(..., optimized=True)`` the second, and results must not change. Only targets that say True
+    are ever asked with ``optimized``."""
+    says_unknown: ClassVar[bool] = False
+    """``render_unknown`` writes "P is unknown" in the engine's own language (SQL's ``(P) IS NULL``), so that P,
+    NOT P and P-unknown must partition the documents (ternary logic partitioning, with the engine's own rule)."""
     spellings: ClassVar[int] = 1
     """Ways ``render`` can write one filter (``spelling``: 0 the plain one). Each case picks one at random."""
     equivalent: ClassVar[tuple[int, ...]] = ()
@@ -74,6 +86,11 @@ class Target(ABC):
     def render(self, expr: Expr, spelling: int = 0) -> str:
         """The native filter as Python source (evaluated with ``namespace``); ``Unsupported`` when it has none."""
 
+    def render_unknown(self, expr: Expr, spelling: int = 0) -> str:
+        """The native filter selecting the documents on which ``expr`` is unknown (neither it nor its negation
+        holds), where the language can say so (``says_unknown``)."""
+        raise Unsupported(f"{self.name}: no filter for 'unknown'")
+
     def namespace(self) -> dict[str, Any]:
         """The names ``render``'s source uses (``models``, ``qe``...)."""
         return {}
@@ -83,14 +100,17 @@ class Target(ABC):
 
     def world(self, docs: Docs) -> None:
         """``load`` the documents and forget the answers of the last world."""
-        self._answers: dict[tuple[str, str, bool], set[str]] = {}
+        self._answers: dict[tuple[str, str, bool, bool | None], set[str]] = {}
         self.load(docs)
 
-    def answer(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
+    def answer(self, source: str, via: str = "search", indexed: bool = False, optimized: bool | None = None
+               ) -> set[str]:
         """``ask``, once per native filter and world: every oracle asks P, most ask NOT P."""
-        key = (source, via, indexed)
+        key = (source, via, indexed, optimized)
         if key not in self._answers:
-            self._answers[key] = self.ask(source, via, indexed)
+            # ``optimized`` only where the oracle asks it: a target that is not ``optimizable`` need not take it
+            found = self.ask(source, via, indexed) if optimized is None else self.ask(source, via, indexed, optimized)  # type: ignore[call-arg]
+            self._answers[key] = found
         return self._answers[key]
 
     @abstractmethod
@@ -99,7 +119,8 @@ class Target(ABC):
 
     @abstractmethod
     def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
-        """The ids the native filter selects among the loaded documents."""
+        """The ids the native filter selects among the loaded documents (an ``optimizable`` target also takes
+        ``optimized``: False the copy before the engine's ``optimize()``, True the copy after it)."""
 
     @abstractmethod
     def script(self, docs: Docs) -> Script:

@@ -17,6 +17,11 @@ rows are found: with the limit at the row count and no vector index the search i
 so every row is a candidate and the set must be the same), ``lance`` (pylance's scanner
 on the same dataset, ``to_lance().to_table(filter=...)``; only where pylance is installed).
 
+``optimizable``: two more tables, written alike on the first ask that needs them: the
+first half of the rows, the scalar indexes built over them, the rest appended (rows no
+index covers yet, which a filter must scan beside the index: ``staged``, before); and
+the same after ``table.optimize()`` (fragments compacted, the indexes extended to every
+row: ``optimized``, after).
 """
 
 from __future__ import annotations
@@ -61,6 +66,8 @@ class LanceDBTarget(Target):
     two_valued = False
     vias: ClassVar[tuple[str, ...]] = ("search", "scan", "count", "postfilter", *(("lance",) if PYLANCE else ()))
     indexable = True
+    optimizable = True
+    says_unknown = True  # (P) IS NULL: the partition oracle is SQLancer's three-way one
     spellings = 2
     equivalent = (1,)
 
@@ -74,6 +81,10 @@ class LanceDBTarget(Target):
 
     def render(self, expr: Expr, spelling: int = 0) -> str:
         return repr(sql(expr, spelling))
+
+    def render_unknown(self, expr: Expr, spelling: int = 0) -> str:
+        """``(P) IS NULL``: the rows where the condition is NULL (SQLancer's third partition)."""
+        return repr(f"({sql(expr, spelling)}) IS NULL")
 
     def namespace(self) -> dict[str, Any]:
         import lancedb  # noqa: F401  # the engine must import: ``installed`` relies on the ImportError
@@ -105,34 +116,37 @@ class LanceDBTarget(Target):
             self._dir = tempfile.TemporaryDirectory(prefix="filterproof-fuzz-lancedb-")
             self.db = lancedb.connect(self._dir.name)
         self.rows, self._data, self.datasets = len(docs), self.arrow(docs), {}
-        self.tables["plain"] = self._create("plain")
-        self.tables.pop("indexed", None)  # built on the first indexed ask: most shrink attempts never need it
+        self.tables = {"plain": self._create("plain")}  # the others on the first ask: most shrink attempts need none
 
     def _create(self, name: str) -> Any:
-        """A fresh table (dropped and created: its state is a function of the documents alone, as in a script)."""
-        import inspect
-
-        import lancedb.index
-
+        """A fresh table (dropped and created: its state is a function of the documents alone, as in a script):
+        ``plain``; ``indexed``, every row under the scalar indexes; ``staged``, half the rows under them and the
+        rest appended after; ``optimized``, the same after ``optimize()``."""
         self.db.drop_table(name, ignore_missing=True)
-        table = self.db.create_table(name, self._data)
-        if name == "indexed":
-            configs = "config" in inspect.signature(table.create_index).parameters
-            for key, index in INDEXES.items():
-                if configs:
-                    table.create_index(key, config=getattr(lancedb.index, CONFIGS[index])())
-                else:
-                    table.create_scalar_index(key, index_type=index)
+        if name in ("plain", "indexed"):
+            table = self.db.create_table(name, self._data)
+            if name == "indexed":
+                build_indexes(table)
+            return table
+        half = max(1, self.rows // 2)
+        table = self.db.create_table(name, self._data.slice(0, half))
+        build_indexes(table)
+        if self.rows > half:
+            table.add(self._data.slice(half))
+        if name == "optimized":
+            table.optimize()
         return table
 
-    def _table(self, indexed: bool) -> Any:
-        name = "indexed" if indexed else "plain"
+    def _table(self, indexed: bool, optimized: bool | None = None) -> Any:
+        name = ("optimized" if optimized else "staged") if optimized is not None else \
+            "indexed" if indexed else "plain"
         if name not in self.tables:
             self.tables[name] = self._create(name)
         return self.tables[name]
 
-    def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
-        where, table, n = self.native(source), self._table(indexed), max(self.rows, 1)
+    def ask(self, source: str, via: str = "search", indexed: bool = False, optimized: bool | None = None
+            ) -> set[str]:
+        where, table, n = self.native(source), self._table(indexed, optimized), max(self.rows, 1)
         if via == "count":
             return {f"#{i}" for i in range(table.count_rows(where))}
         if via == "search":
@@ -142,7 +156,7 @@ class LanceDBTarget(Target):
         elif via == "scan":
             found = table.search().where(where).limit(n).select(["id"])
         elif via == "lance":
-            key = "indexed" if indexed else "plain"
+            key = table.name
             if key not in self.datasets:
                 self.datasets[key] = table.to_lance()
             return set(self.datasets[key].to_table(columns=["id"], filter=where)["id"].to_pylist())
@@ -162,6 +176,20 @@ class LanceDBTarget(Target):
             self._dir = None
 
 
+def build_indexes(table: Any) -> None:
+    """A scalar index on every field (``INDEXES``)."""
+    import inspect
+
+    import lancedb.index
+
+    configs = "config" in inspect.signature(table.create_index).parameters
+    for key, index in INDEXES.items():
+        if configs:
+            table.create_index(key, config=getattr(lancedb.index, CONFIGS[index])())
+        else:
+            table.create_scalar_index(key, index_type=index)
+
+
 _FIELDS = [(f.name, f.kind) for f in FIELDS]
 _SETUP = f"""
 ARROW = {{"text": pa.string(), "int": pa.int64(), "float": pa.float64(), "date": pa.date32(), "bool": pa.bool_(),
@@ -176,17 +204,32 @@ for key, kind in FIELDS:  # a missing key is a null; d holds ISO date strings, s
     values = [doc.get(key) for doc in DOCS.values()]
     columns[key] = [date.fromisoformat(v) if kind == "date" and v is not None else v for v in values]
 db = lancedb.connect(tempfile.mkdtemp(prefix="lancedb-"))
-tables = {{name: db.create_table(name, pa.table(columns, schema=SCHEMA)) for name in ("plain", "indexed")}}
-configs = "config" in inspect.signature(tables["indexed"].create_index).parameters  # lancedb 0.25 on
-for key, index in INDEXES.items():
-    if configs:
-        tables["indexed"].create_index(key, config=getattr(lancedb.index, CONFIGS[index])())
-    else:
-        tables["indexed"].create_scalar_index(key, index_type=index)
+rows = pa.table(columns, schema=SCHEMA)
 
 
-def ask_lancedb(native, via, indexed):
-    table, n = tables["indexed" if indexed else "plain"], max(len(DOCS), 1)
+def build_indexes(table):
+    configs = "config" in inspect.signature(table.create_index).parameters  # lancedb 0.25 on
+    for key, index in INDEXES.items():
+        if configs:
+            table.create_index(key, config=getattr(lancedb.index, CONFIGS[index])())
+        else:
+            table.create_scalar_index(key, index_type=index)
+
+
+tables = {{name: db.create_table(name, rows) for name in ("plain", "indexed")}}
+build_indexes(tables["indexed"])
+half = max(1, len(DOCS) // 2)
+for name in ("staged", "optimized"):  # half the rows indexed, the rest appended; then optimize() folds them in
+    tables[name] = db.create_table(name, rows.slice(0, half))
+    build_indexes(tables[name])
+    if len(DOCS) > half:
+        tables[name].add(rows.slice(half))
+tables["optimized"].optimize()
+
+
+def ask_lancedb(native, via, indexed, optimized=None):
+    name = ("optimized" if optimized else "staged") if optimized is not None else "indexed" if indexed else "plain"
+    table, n = tables[name], max(len(DOCS), 1)
     if via == "count":
         return {{f"#{{i}}" for i in range(table.count_rows(native))}}
     if via == "lance":

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.lang import Expr
+from filterproof.fuzz.semantics import unknown_under_null_rule
 from filterproof.fuzz.target import Docs, Script, Target
 from filterproof.fuzz.targets.milvus_expr import SCHEMA, expression
 
@@ -88,6 +89,7 @@ class MilvusTarget(Target):
     allows = Allows(nulls=True, absent=False, lists=True, empty_lists=True, null_in_lists=False, mixed=False,
                     nul=True)
     two_valued = False
+    says_unknown = True  # by the documented null rule (milvus_expr), in Milvus's own words: no (P) IS NULL
     vias: ClassVar[tuple[str, ...]] = ("search", "query", "count")
     indexable = True
     spellings = 3
@@ -100,6 +102,11 @@ class MilvusTarget(Target):
 
     def render(self, expr: Expr, spelling: int = 0) -> str:
         return repr(expression(expr, spelling))
+
+    def render_unknown(self, expr: Expr, spelling: int = 0) -> str:
+        """Milvus has ``k is null`` but no ``(P) is null``: P-unknown by its documented null rule, with ``is not
+        null`` guards (``semantics.unknown_under_null_rule``)."""
+        return self.render(unknown_under_null_rule(expr), spelling)
 
     def _open(self) -> None:
         from pymilvus import MilvusClient

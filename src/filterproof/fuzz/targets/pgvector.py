@@ -78,6 +78,7 @@ class PgvectorTarget(Target):
     two_valued = False
     vias: ClassVar[tuple[str, ...]] = ("search", "select", "count")
     indexable = True
+    says_unknown = True  # (P) IS NULL: the partition oracle is SQLancer's three-way one
     table_sql: ClassVar[str]
     insert_sql: ClassVar[str]
     index_sql: ClassVar[tuple[str, ...]]
@@ -89,6 +90,11 @@ class PgvectorTarget(Target):
         self.schema = f"fp_fuzz_{uuid.uuid4().hex[:12]}"
         self.count, self.size = 0, 0
         self.server: dict[str, str] = {}
+
+    def render_unknown(self, expr: Expr, spelling: int = 0) -> str:
+        """``(P) IS NULL``: the rows where the condition is NULL (SQLancer's third partition)."""
+        where, params = self.native(self.render(expr, spelling))
+        return repr((f"({where}) IS NULL", params))
 
     def namespace(self) -> dict[str, Any]:
         """Nothing: the source is plain literals. psycopg is imported here, so that ``installed()`` sees it missing."""

@@ -1,134 +1,35 @@
-"""Qdrant's filter language, twice: qdrant-client's local mode (``qdrant_client.models``) and Qdrant's engine in
-process (``qdrant_edge``). One renderer writes both, so the pair is a differential oracle.
+"""Qdrant's filter language (``qdrant_filter``) over two stores: qdrant-client's local mode (``qdrant_client.models``)
+and Qdrant's engine in process (``qdrant_edge``). One renderer writes both, so the pair is a differential oracle.
 
-Spellings (``Target.spellings``):
-
-0. ``MatchValue``/``MatchAny`` (``ne``/``nin`` as ``must_not``), ``IsNullCondition``,
-   ``IsEmptyCondition``, ``should`` for OR;
-1. what Qdrant documents as the same filter: ``FieldCondition(is_null=True)`` and
-   ``FieldCondition(is_empty=True)``, ``min_should`` with ``min_count=1`` for OR, one
-   ``MatchAny`` of one value for ``eq`` (the ``spelling`` oracle compares it with 0);
-2. ``MatchExcept`` for ``ne``/``nin`` (Qdrant's own "none of these" match, which its
-   documentation does not make equal to ``must_not``: judged by the other oracles).
-
-Qdrant's rules, written down once: NOT is ``must_not``, the complement (two-valued); a
-``MatchValue`` on a list matches an element; an empty ``should`` is no constraint (so
-an empty OR has no faithful form); ``exists`` is ``must_not IsEmpty``, which is only
-"present, not null" for scalars (an empty list is empty), so it is rendered for scalar
-fields alone; no float equality (``MatchValue`` takes text, integers and booleans).
+Each keeps the world twice: ``plain``, and ``indexed`` with a payload index on every field
+(``INDEXES``; local mode ignores them, which is what they must not change).
+``qdrant-edge`` is ``optimizable``: its indexed shard holds the world in an appendable
+segment (mutable payload indexes), as every write leaves it; a third shard, ``optimized``,
+holds it after ``optimize()`` has built it into a segment of its own (HNSW, and the
+payload indexes in the immutable form a built segment uses). Qdrant builds a segment
+once its vectors pass the indexing threshold (1 KB here), so that shard's vectors are
+the same two coordinates padded with zeros to ``OPTIMIZED_DIM`` (one document is 1 KB).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 from typing import Any, ClassVar
 
 from filterproof.fuzz.generate import BY_NAME
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
-from filterproof.fuzz.target import Docs, Script, Target, Unsupported
+from filterproof.fuzz.lang import Expr
+from filterproof.fuzz.target import Docs, Script, Target
+from filterproof.fuzz.targets.qdrant_filter import Spelling, as_filter, render
 
 INDEXES = {"text": "keyword", "int": "integer", "float": "float", "date": "datetime", "bool": "bool",
            "text_list": "keyword", "int_list": "integer"}
 """The payload index of each kind of field, on the indexed copy of the world."""
-
-
-class Spelling:
-    """How one model family writes each construct (client: keyword arguments; edge: positional)."""
-
-    def __init__(self, m: str, edge: bool) -> None:
-        self.m, self.edge = m, edge
-
-    def field(self, key: str, **part: str) -> str:
-        head = repr(key) if self.edge else f"key={key!r}"
-        return f"{self.m}.FieldCondition({head}, " + ", ".join(f"{k}={v}" for k, v in part.items()) + ")"
-
-    def match(self, kind: str, values: Any) -> str:
-        cls = {"value": "MatchValue", "any": "MatchAny", "except": "MatchExcept"}[kind]
-        if self.edge:
-            return f"{self.m}.{cls}({values!r})"
-        return f"{self.m}.{cls}(**{{{kind!r}: {values!r}}})"  # MatchExcept's field is "except", a keyword
-
-    def range(self, op: str, value: Any) -> str:
-        if isinstance(value, date):
-            cls = "RangeDateTime" if self.edge else "DatetimeRange"
-            return f"{self.m}.{cls}({op}={value.isoformat()!r})"
-        cls = "RangeFloat" if self.edge else "Range"
-        return f"{self.m}.{cls}({op}={value!r})"
-
-    def unary(self, cls: str, key: str) -> str:
-        """``IsNullCondition`` / ``IsEmptyCondition`` on ``key``."""
-        if self.edge:
-            return f"{self.m}.{cls}({key!r})"
-        name = "is_null" if cls == "IsNullCondition" else "is_empty"
-        return f"{self.m}.{cls}({name}={self.m}.PayloadField(key={key!r}))"
-
-    def filter(self, **parts: list[str]) -> str:
-        return f"{self.m}.Filter(" + ", ".join(f"{k}=[{', '.join(v)}]" for k, v in parts.items()) + ")"
-
-    def min_should(self, conditions: list[str], count: int) -> str:
-        inner = f"[{', '.join(conditions)}], {count}" if self.edge else \
-            f"conditions=[{', '.join(conditions)}], min_count={count}"
-        return f"{self.m}.Filter(min_should={self.m}.MinShould({inner}))"
-
-
-def render(expr: Expr, w: Spelling, spelling: int) -> str:
-    """A ``Filter`` (or a condition) as source; the root is always wrapped in a ``Filter`` by ``as_filter``."""
-    match expr:
-        case Cond():
-            return _condition(expr, w, spelling)
-        case And(parts):
-            return w.filter(must=[render(p, w, spelling) for p in parts])
-        case Or(parts):
-            if not parts:
-                raise Unsupported("qdrant: an empty should is no constraint (an empty OR has no faithful form)")
-            children = [render(p, w, spelling) for p in parts]
-            return w.min_should(children, 1) if spelling == 1 else w.filter(should=children)
-        case Not(part):
-            return w.filter(must_not=[render(part, w, spelling)])
-    raise TypeError(f"unknown expression {expr!r}")
-
-
-def _condition(c: Cond, w: Spelling, spelling: int) -> str:
-    kind = BY_NAME[c.key].kind
-    values = c.value if isinstance(c.value, tuple) else (c.value,)
-    if c.op in ("eq", "ne", "in", "nin", "contains", "contains_any") and any(
-            isinstance(v, float | date) for v in values):
-        raise Unsupported("qdrant: no match on a float or a date (MatchValue takes text, integers, booleans)")
-    if c.op in ("in", "nin", "contains_any") and (len({type(v) for v in values}) > 1 or any(
-            isinstance(v, bool) for v in values)):
-        raise Unsupported("qdrant: MatchAny takes a list of text or of integers")
-    match c.op:
-        case "eq" | "contains":
-            if spelling == 1 and not isinstance(c.value, bool):
-                return w.field(c.key, match=w.match("any", [c.value]))
-            return w.field(c.key, match=w.match("value", c.value))
-        case "in" | "contains_any":
-            return w.field(c.key, match=w.match("any", list(c.value)))
-        case "ne" | "nin":
-            listed = list(values)
-            if spelling == 2 and not any(isinstance(v, bool) for v in listed):
-                return w.field(c.key, match=w.match("except", listed))
-            positive = "value" if c.op == "ne" else "any"
-            return w.filter(must_not=[w.field(c.key, match=w.match(positive, c.value if c.op == "ne" else listed))])
-        case "gt" | "gte" | "lt" | "lte":
-            if isinstance(c.value, bool | str):
-                raise Unsupported("qdrant: a range takes a number or a datetime")
-            return w.field(c.key, range=w.range(c.op, c.value))
-        case "is_null":
-            return w.field(c.key, is_null="True") if spelling == 1 else w.unary("IsNullCondition", c.key)
-        case "is_empty":
-            return w.field(c.key, is_empty="True") if spelling == 1 else w.unary("IsEmptyCondition", c.key)
-        case "exists":
-            if kind.endswith("list"):
-                raise Unsupported("qdrant: no test for 'present' on a list field (must_not IsEmpty drops [])")
-            return w.filter(must_not=[w.unary("IsEmptyCondition", c.key)])
-    raise ValueError(f"unknown operator {c.op!r}")
-
-
-def as_filter(source: str, w: Spelling) -> str:
-    return source if source.startswith(f"{w.m}.Filter(") else w.filter(must=[source])
+OPTIMIZED_DIM = 256
+"""The optimized shard's vector size: one document's vector alone reaches the 1 KB indexing threshold."""
+RELOAD_AFTER = 40
+"""Segment directories on disk before the optimized shard is reopened: qdrant-edge 0.9 keeps every segment an
+``optimize()`` replaced open (files, payload indexes) until the shard is closed."""
 
 
 def points(docs: Docs) -> list[tuple[int, list[float], dict[str, Any]]]:
@@ -208,6 +109,7 @@ class QdrantEdge(QdrantTarget):
     name = "qdrant-edge"
     packages = ("qdrant-edge-py",)
     model, edge = "qe", True
+    optimizable = True
 
     def namespace(self) -> dict[str, Any]:
         import qdrant_edge
@@ -219,10 +121,27 @@ class QdrantEdge(QdrantTarget):
 
         if not getattr(self, "shards", None):
             self._create()
-        self.ids = list(docs)
-        for shard in self.shards.values():  # emptied, not created again: a shard on disk costs 0.2-1 s
+        self.ids, self._docs, self._built = list(docs), docs, False
+        for name, shard in self.shards.items():  # emptied, not created again: a shard on disk costs 0.2-1 s
+            if name != "optimized":  # written on the first ask after optimize(): most shrink attempts never need it
+                shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter()))
+                shard.update(qe.UpdateOperation.upsert_points([qe.Point(i, v, p) for i, v, p in points(docs)]))
+
+    def _optimized(self) -> Any:
+        """The optimized shard, holding this world, built by ``optimize()``."""
+        import qdrant_edge as qe
+
+        shard = self.shards["optimized"]
+        if not self._built:
             shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter()))
-            shard.update(qe.UpdateOperation.upsert_points([qe.Point(i, v, p) for i, v, p in points(docs)]))
+            shard.update(qe.UpdateOperation.upsert_points(
+                [qe.Point(i, v + [0.0] * (OPTIMIZED_DIM - len(v)), p) for i, v, p in points(self._docs)]))
+            shard.optimize()
+            self._built = True
+            if sum(1 for _ in Path(self._dir.name, "optimized", "segments").iterdir()) > RELOAD_AFTER:
+                shard.close()
+                shard = self.shards["optimized"] = qe.EdgeShard.load(f"{self._dir.name}/optimized")
+        return shard
 
     def _create(self) -> None:
         import tempfile
@@ -231,24 +150,25 @@ class QdrantEdge(QdrantTarget):
 
         self._dir = tempfile.TemporaryDirectory(prefix="filterproof-fuzz-edge-")
         self.shards = {}
-        config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine))
-        for name in ("plain", "indexed"):
+        for name in ("plain", "indexed", "optimized"):
             Path(self._dir.name, name).mkdir()  # qdrant-edge-py 0.8 creates no parent directory
-            shard = self.shards[name] = qe.EdgeShard.create(f"{self._dir.name}/{name}", config)
-            if name == "indexed":
+            shard = self.shards[name] = qe.EdgeShard.create(f"{self._dir.name}/{name}", edge_config(qe, name))
+            if name != "plain":
                 for field in BY_NAME.values():
                     schema = getattr(qe.PayloadSchemaType, INDEXES[field.kind].capitalize())
                     shard.update(qe.UpdateOperation.create_field_index(field.name, schema))
 
-    def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
+    def ask(self, source: str, via: str = "search", indexed: bool = False, optimized: bool | None = None
+            ) -> set[str]:
         import qdrant_edge as qe
 
         native, n = self.native(source), max(len(self.ids), 1)
-        shard = self.shards["indexed" if indexed else "plain"]
+        shard = self._optimized() if optimized else self.shards["indexed" if indexed or optimized is False else "plain"]
+        query = [1.0, 0.0] + [0.0] * (OPTIMIZED_DIM - 2) * bool(optimized)
         return self._answer(
             via, lambda: shard.count(qe.CountRequest(exact=True, filter=native)),
             lambda: shard.scroll(qe.ScrollRequest(limit=n, filter=native))[0],
-            lambda: shard.query(qe.QueryRequest(limit=n, query=qe.Query.Nearest([1.0, 0.0]), filter=native)))
+            lambda: shard.query(qe.QueryRequest(limit=n, query=qe.Query.Nearest(query), filter=native)))
 
     def script(self, docs: Docs) -> Script:
         return Script("import os\nimport tempfile\nimport qdrant_edge as qe", _EDGE_SETUP, "ask_edge")
@@ -260,6 +180,15 @@ class QdrantEdge(QdrantTarget):
         if getattr(self, "_dir", None) is not None:
             self._dir.cleanup()
             self._dir = None
+
+
+def edge_config(qe: Any, name: str) -> Any:
+    """The optimized shard: vectors of ``OPTIMIZED_DIM`` and a 1 KB indexing threshold, so that ``optimize()`` builds
+    every world into a segment of its own; the others: Qdrant's defaults (2-d, never built)."""
+    if name != "optimized":
+        return qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine))
+    return qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=OPTIMIZED_DIM, distance=qe.Distance.Cosine),
+                         optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1))
 
 
 _CLIENT_SETUP = f"""
@@ -287,27 +216,31 @@ def ask_local(native, via, indexed):
 
 _EDGE_SETUP = f"""
 EDGE_INDEXES = {dict((f.name, INDEXES[f.kind].capitalize()) for f in BY_NAME.values())!r}
+DIMS = {{"plain": 2, "indexed": 2, "optimized": {OPTIMIZED_DIM}}}  # optimized: one vector passes the 1 KB threshold
 edge_dir = tempfile.mkdtemp(prefix="edge-")
 edge_ids = list(DOCS)
 shards = {{}}
-for name in ("plain", "indexed"):
+for name, dim in DIMS.items():
     os.makedirs(f"{{edge_dir}}/{{name}}")
-    config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=2, distance=qe.Distance.Cosine))
+    optimizers = qe.EdgeOptimizersConfig(indexing_threshold=1) if name == "optimized" else None
+    config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine), optimizers=optimizers)
     shard = shards[name] = qe.EdgeShard.create(f"{{edge_dir}}/{{name}}", config)
-    if name == "indexed":
+    if name != "plain":
         for key, kind in EDGE_INDEXES.items():
             shard.update(qe.UpdateOperation.create_field_index(key, getattr(qe.PayloadSchemaType, kind)))
     shard.update(qe.UpdateOperation.upsert_points(
-        [qe.Point(i, [1.0, 0.01 * (i + 1)], DOCS[d]) for i, d in enumerate(edge_ids)]))
+        [qe.Point(i, [1.0, 0.01 * (i + 1)] + [0.0] * (dim - 2), DOCS[d]) for i, d in enumerate(edge_ids)]))
+shards["optimized"].optimize()  # the world built into a segment of its own: HNSW, immutable payload indexes
 
 
-def ask_edge(native, via, indexed):
-    shard = shards["indexed" if indexed else "plain"]
+def ask_edge(native, via, indexed, optimized=None):
+    name = "optimized" if optimized else "indexed" if indexed or optimized is False else "plain"
+    shard, query = shards[name], [1.0, 0.0] + [0.0] * (DIMS[name] - 2)
     if via == "count":
         return {{f"#{{i}}" for i in range(shard.count(qe.CountRequest(exact=True, filter=native)))}}
     if via == "scroll":
         found = shard.scroll(qe.ScrollRequest(limit=len(edge_ids), filter=native))[0]
     else:
-        found = shard.query(qe.QueryRequest(limit=len(edge_ids), query=qe.Query.Nearest([1.0, 0.0]), filter=native))
+        found = shard.query(qe.QueryRequest(limit=len(edge_ids), query=qe.Query.Nearest(query), filter=native))
     return {{edge_ids[int(p.id)] for p in found}}
 """

@@ -17,7 +17,15 @@ IndexDropsNegatives     with indexes built, a range skips negative numbers      
 ScrollSkipsLast         the scroll path loses the last document                  paths
 AndReadsTwo             AND looks at its first two parts only                    conjunct
 NotOfOrDistributes      NOT (A OR B) is computed as NOT A OR NOT B               de_morgan
+NotOfNullIsTrue         NOT of a condition on a null field selects it (Milvus    partition
+                        Lite's ``not in`` on a null row; milvus#49891)           (three-way)
+OptimizeLosesNulls      after ``optimize()``, ``is_null`` matches nothing (an    optimize
+                        index structure rebuilt without its null entries)
 ======================= ======================================================== ===============
+
+The reference says "P is unknown" (``render_unknown``: its truth is None), as SQL's
+``(P) IS NULL`` does, and keeps a copy of the world "before" and "after" an optimize
+that changes nothing (``optimizable``), so that the two oracles those need run on it.
 """
 
 from __future__ import annotations
@@ -28,6 +36,9 @@ from filterproof.fuzz import semantics
 from filterproof.fuzz.lang import And, Cond, Expr, Not, Or, from_json, to_json
 from filterproof.fuzz.target import Docs, Script, Target
 
+UNKNOWN = "unknown"
+"""``render_unknown``'s source: ``{"unknown": <the filter's JSON>}``."""
+
 
 class ReferenceTarget(Target):
     name = "reference"
@@ -35,24 +46,40 @@ class ReferenceTarget(Target):
     two_valued = False
     vias = ("search", "scroll", "count")
     indexable = True
+    optimizable = True
+    says_unknown = True
     defect: ClassVar[str] = ""
 
     def render(self, expr: Expr, spelling: int = 0) -> str:
         return repr(to_json(expr))  # a JSON tree: the source is its Python literal
 
+    def render_unknown(self, expr: Expr, spelling: int = 0) -> str:
+        return repr({UNKNOWN: to_json(expr)})
+
     def load(self, docs: Docs) -> None:
         self.docs = {i: dict(d) for i, d in docs.items()}
 
-    def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
-        expr = from_json(self.native(source))
-        found = [i for i, doc in self.docs.items() if self.truth(expr, doc, indexed)]
+    def ask(self, source: str, via: str = "search", indexed: bool = False, optimized: bool | None = None
+            ) -> set[str]:
+        tree = self.native(source)
+        if isinstance(tree, dict) and UNKNOWN in tree:  # render_unknown's: the documents where P is neither
+            expr = from_json(tree[UNKNOWN])
+            found = [i for i, doc in self.docs.items() if self.truth(expr, doc, indexed, optimized) is None]
+        else:
+            expr = from_json(tree)
+            found = [i for i, doc in self.docs.items() if self.truth(expr, doc, indexed, optimized)]
         if via == "count":
             return {f"#{n}" for n in range(len(found))}
         return set(found[:-1] if via == "scroll" and self.defect == "ScrollSkipsLast" else found)
 
-    def truth(self, expr: Expr, doc: dict[str, Any], indexed: bool) -> bool | None:
+    def truth(self, expr: Expr, doc: dict[str, Any], indexed: bool, optimized: bool | None = None) -> bool | None:
         """``semantics.truth``, but for the defect."""
         match expr:
+            case Cond("is_null") if optimized and self.defect == "OptimizeLosesNulls":
+                return False
+            case Not(Cond() as part) if self.defect == "NotOfNullIsTrue" and doc.get(part.key) is None \
+                    and part.key in doc and part.op not in ("is_null", "is_empty", "exists"):
+                return True
             case Cond("is_empty") if self.defect == "IsEmptyIgnored":
                 return True
             case Cond("nin") if self.defect == "NinSelectsAll":
@@ -64,16 +91,16 @@ class ReferenceTarget(Target):
                 if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
                     return False
             case And(parts) if self.defect == "AndReadsTwo" and len(parts) > 2:
-                return self.truth(And(parts[:2]), doc, indexed)
+                return self.truth(And(parts[:2]), doc, indexed, optimized)
             case Not(Or(parts)) if self.defect == "NotOfOrDistributes" and len(parts) >= 2:
-                return self.truth(Or(tuple(Not(p) for p in parts)), doc, indexed)
+                return self.truth(Or(tuple(Not(p) for p in parts)), doc, indexed, optimized)
             case And(parts) | Or(parts):
-                values = [self.truth(p, doc, indexed) for p in parts]
+                values = [self.truth(p, doc, indexed, optimized) for p in parts]
                 if isinstance(expr, And):
                     return False if False in values else (None if None in values else True)
                 return True if True in values else (None if None in values else False)
             case Not(part):
-                value = self.truth(part, doc, indexed)
+                value = self.truth(part, doc, indexed, optimized)
                 return None if value is None else not value
         return semantics.truth(expr, doc)
 
@@ -81,14 +108,14 @@ class ReferenceTarget(Target):
         setup = (f"DEFECT = {self.defect!r}\n"
                  "reference = ReferenceTarget() if not DEFECT else DEFECTS[DEFECT]()\n"
                  "reference.world(DOCS)\n\n\n"
-                 "def ask_reference(native, via, indexed):\n"
-                 "    return reference.ask(repr(native), via, indexed)\n")
+                 "def ask_reference(native, via, indexed, optimized=None):\n"
+                 "    return reference.ask(repr(native), via, indexed, optimized)\n")
         return Script("from filterproof.fuzz.targets.reference import DEFECTS, ReferenceTarget", setup,
                       "ask_reference")
 
 
 DEFECT_NAMES = ("IsEmptyIgnored", "NinSelectsAll", "EmptyInSelectsAll", "IndexDropsNegatives", "ScrollSkipsLast",
-                "AndReadsTwo", "NotOfOrDistributes")
+                "AndReadsTwo", "NotOfOrDistributes", "NotOfNullIsTrue", "OptimizeLosesNulls")
 DEFECTS: dict[str, type[ReferenceTarget]] = {
     name: type(name, (ReferenceTarget,), {"defect": name, "name": f"reference:defect={name}"}) for name in DEFECT_NAMES
 }
