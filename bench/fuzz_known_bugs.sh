@@ -7,8 +7,10 @@
 #     (PR #1333 MatchExcept matched nulls, PR #1308 FieldCondition is_empty/is_null ignored, #1430 [null] not null)
 #   qdrant-edge-py 0.8.0 alone, indexed against unindexed; fixed in 0.9.0 (qdrant #10096: IsNull on [null, ...])
 #   chromadb 0.4.13 alone, against the neutral evaluator; fixed in 0.4.15 (#1424: string $nin selected everything)
-#   lancedb 0.27.1 alone, indexed against unindexed; fixed by 0.34.0 (lance #4756/#5918/#5895: scalar indexes kept
-#     null rows under NOT; lance PR #5914: a panic on array_has_any(col, []); datafusion #20526: cardinality([]) null)
+#   lancedb 0.27.1 alone, indexed against unindexed, before and after optimize(), and P / NOT P / (P) IS NULL;
+#     fixed by 0.34.0 (lance #4756/#5918/#5895: scalar indexes kept null rows under NOT, which rows appended after the
+#     index and optimize() folding them in show too; lance PR #5914: a panic on array_has_any(col, []); datafusion
+#     #20526: cardinality([]) null; array_has on a null list neither true, false nor null: in no part of the three)
 #
 # Usage: bash bench/fuzz_known_bugs.sh [BUDGET]   (default 60s a run; writes bench/results/fuzz_known_bugs/)
 # Needs the package registry (pip); nothing else. About 10 minutes on 2 cores.

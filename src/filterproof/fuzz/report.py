@@ -1,4 +1,25 @@
-"""A fuzz run written down: reproducers and finding files, a readable summary, JSON, and ``--replay``."""
+"""A fuzz run written down: reproducers and finding files, a readable summary, JSON, and ``--replay``.
+
+``filterproof fuzz --json FILE`` writes the run, schema ``filterproof/fuzz-1``:
+
+- ``schema``, ``filterproof`` (its version), ``python``;
+- ``targets`` (the names asked, in order) and ``versions`` (distribution or server -> version, every target's);
+- ``seed``, ``cases`` (filters generated), ``worlds``, ``seconds``;
+- ``checked``: ``"<targets> <oracle>"`` -> relations judged (``"qdrant-local+qdrant-edge differential"``);
+- ``skipped``: ``"<target>: <reason>"`` -> relations not asked, because a language has no faithful form for a
+  condition (the reason is the renderer's);
+- ``stopped``: null, or the exit code of a SIGTERM or Ctrl-C that ended the run early (what was found is kept);
+- ``findings``: one object per finding, each also written beside its reproducer as ``finding-N.json``, schema
+  ``filterproof/fuzz-finding-1``, which ``--replay`` reads: ``targets``, ``oracle``, ``signature`` (what tells two
+  findings apart), ``filter`` (the neutral filter as JSON: ``{"op", "key", "value"}``, ``{"and": [...]}``,
+  ``{"or": [...]}``, ``{"not": ...}``; a date as ``{"$date": "YYYY-MM-DD"}``), ``shown`` (the same, readable),
+  ``docs`` (the shrunk world: id -> payload), ``answers`` (each ask's label -> the ids it selected), ``error``
+  (the engine's message, when it refused a filter), ``seed`` and ``case`` (where the generator made it),
+  ``spellings``, ``shrunk_from`` (documents and filter nodes before shrinking), ``versions`` and ``reproducer``
+  (the script's path).
+
+Exit codes: 0 no finding, 1 a finding (or, with ``--replay``, it still fails), 2 bad usage.
+"""
 
 from __future__ import annotations
 

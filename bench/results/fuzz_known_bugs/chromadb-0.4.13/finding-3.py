@@ -6,10 +6,12 @@ Versions: chromadb 0.4.13
 Found by `filterproof fuzz --seed 1` (case 46), shrunk from 8 documents and 2 filter nodes.
 Exit status 1: the relation is violated (the bug reproduces); 0: it holds.
 """
-import sys
-from chromadb.config import Settings
-import chromadb
+# ruff: noqa: E501  (the world and the filters, as found, one per line)
 import logging
+import sys
+
+import chromadb
+from chromadb.config import Settings
 
 DOCS = {'d2': {'t': 'a'}}
 ALL = set(DOCS)

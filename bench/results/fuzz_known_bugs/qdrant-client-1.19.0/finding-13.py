@@ -6,7 +6,9 @@ Versions: qdrant-client 1.19.0
 Found by `filterproof fuzz --seed 1` (case 146), shrunk from 8 documents and 5 filter nodes.
 Exit status 1: the relation is violated (the bug reproduces); 0: it holds.
 """
+# ruff: noqa: E501  (the world and the filters, as found, one per line)
 import sys
+
 from qdrant_client import QdrantClient, models
 
 DOCS = {'d5': {'s': None}}

@@ -1,12 +1,14 @@
 """filterproof fuzz finding: spelling on qdrant-local.
 
-Two spellings of one filter that the engine documents as the same must select the same documents.
+Two spellings of one filter that the engine documents (or SQL defines) as the same must select the same documents.
 Filter: tags is empty
 Versions: qdrant-client 1.19.0
 Found by `filterproof fuzz --seed 1` (case 16), shrunk from 8 documents and 9 filter nodes.
 Exit status 1: the relation is violated (the bug reproduces); 0: it holds.
 """
+# ruff: noqa: E501  (the world and the filters, as found, one per line)
 import sys
+
 from qdrant_client import QdrantClient, models
 
 DOCS = {'d0': {}}
