@@ -96,7 +96,8 @@ def test_every_file_renders_and_parses() -> None:
     names = Names.of("my-store")
     files = render(names)
     assert sorted(files) == [".gitignore", "README.md", "pyproject.toml", "src/filterproof_my_store/__init__.py",
-                             "src/filterproof_my_store/adapter.py", "tests/test_conformance.py"]
+                             "src/filterproof_my_store/adapter.py", "src/filterproof_my_store/fuzz_target.py",
+                             "tests/test_conformance.py"]
     assert not [path for path, text in files.items() if "{{" in text or "}}" in text]
     for path, text in files.items():
         if path.endswith(".py"):
@@ -105,7 +106,11 @@ def test_every_file_renders_and_parses() -> None:
     assert project["project"]["entry-points"]["filterproof.adapters"] == {"my-store": names.entry_point}
     assert project["tool"]["pytest"]["ini_options"]["pythonpath"] == ["src"]
     readme = files["README.md"]
-    assert re.findall(r"^## (\d)\.", readme, re.M) == ["1", "2", "3", "4", "5"]
+    assert re.findall(r"^## (\d)\.", readme, re.M) == ["1", "2", "3", "4", "5", "6"]
+    assert "filterproof fuzz -b filterproof_my_store.fuzz_target:MyStoreFuzzTarget" in readme
+    fuzz_target = files["src/filterproof_my_store/fuzz_target.py"]
+    for method in ("load", "render", "ask", "script"):
+        assert f'"MyStoreFuzzTarget.{method} is not written yet: ' in fuzz_target
     assert "--backend reference --backend my-store" in readme
     assert all((SHIPPED / name).exists() for name in ("freshness-lab.json", "adversarial.json", "authorized-recall"))
     adapter = files["src/filterproof_my_store/adapter.py"]
@@ -233,6 +238,45 @@ def test_the_entry_point_makes_the_name_a_backend(tmp_path: Path) -> None:
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "mystore: identical to reference" in done.stdout
+
+
+WRITTEN_BUT_SCRIPT = """
+from filterproof_mystore.fuzz_target import MystoreFuzzTarget
+
+
+class Written(MystoreFuzzTarget):  # load, render and ask written; `in` read as "always" (a seeded defect)
+    allows = MystoreFuzzTarget.allows.__class__(ops=("eq", "in"))
+
+    def load(self, docs):
+        self.docs = dict(docs)
+
+    def render(self, expr, spelling=0):
+        if expr.op == "eq":
+            return repr(f"doc.get({expr.key!r}) == {expr.value!r}")
+        if expr.op == "in":
+            return repr("True")
+        from filterproof.fuzz.target import Unsupported
+        raise Unsupported("only eq and in, no and/or/not")
+
+    def ask(self, source, via="search", indexed=False):
+        return {i for i, doc in self.docs.items() if eval(self.native(source), {"doc": doc})}
+"""
+
+
+def test_the_fuzz_target_skeleton_names_the_method_to_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``filterproof fuzz`` on the generated target exits 2 naming the first unwritten method (``load``, which the
+    run calls first); with three written and a defect found, it names ``script``, asked to write the reproducer."""
+    package = scaffold(tmp_path)
+    monkeypatch.syspath_prepend(str(package / "src"))
+    result = runner.invoke(app, ["fuzz", "-b", "filterproof_mystore.fuzz_target:MystoreFuzzTarget", "--cases", "5",
+                                 "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "error: the fuzz target is not written yet: MystoreFuzzTarget.load is not written yet" in result.output
+    (package / "src" / "filterproof_mystore" / "fuzz_written.py").write_text(WRITTEN_BUT_SCRIPT)
+    result = runner.invoke(app, ["fuzz", "-b", "filterproof_mystore.fuzz_written:Written", "--cases", "100",
+                                 "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "MystoreFuzzTarget.script is not written yet" in result.output
 
 
 # -- the guide -------------------------------------------------------------------

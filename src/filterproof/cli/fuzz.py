@@ -69,10 +69,15 @@ def fuzz_command(
         warnings.simplefilter("ignore")
         from filterproof.fuzz.run import fuzz
 
-        outcome = fuzz(targets, seed, seconds(budget), cases, pairs, shrink_s)
-        written = report.write(outcome, targets, out)
-    for target in targets:
-        target.close()
+        try:
+            outcome = fuzz(targets, seed, seconds(budget), cases, pairs, shrink_s)
+            written = report.write(outcome, targets, out)
+        except NotImplementedError as error:  # a target of your own, still a skeleton (filterproof new-adapter)
+            console.print(Text(f"error: the fuzz target is not written yet: {error}"))
+            raise typer.Exit(EXIT_USAGE) from None
+        finally:
+            for target in targets:
+                target.close()
     console.print(Text(report.summary(outcome, targets, written)))  # no markup: signatures hold brackets
     if json_out is not None:
         json_out.write_text(json.dumps(report.to_json(outcome, targets, written), indent=1) + "\n")

@@ -19,13 +19,15 @@ FILES = (
     ("pyproject.toml", "the filterproof.adapters entry point"),
     ("src/filterproof_mystore/adapter.py", "MystoreAdapter: six methods to write"),
     ("tests/test_conformance.py", "the conformance suite, subclassed"),
-    ("README.md", "five steps, from writing to CI"),
+    ("src/filterproof_mystore/fuzz_target.py", "MystoreFuzzTarget: the store's filter language, fuzzed"),
+    ("README.md", "six steps, from writing to CI and fuzzing"),
 )
 HELP = "\n\n".join([
-    "Write a package for your own store: an adapter skeleton, the conformance suite against it, a README.",
+    "Write a package for your own store: an adapter skeleton, the conformance suite against it, a fuzz target "
+    "skeleton for the store's own filter language, a README.",
     "NAME is the backend name: lowercase letters, digits and single hyphens (mystore, my-store). DIR defaults "
     "to ./NAME and must be empty, unless --force. For NAME mystore the package is filterproof-mystore:",
-    "\n".join(f"  {path:<36}{what}" for path, what in FILES),
+    "\n".join(f"  {path:<40}{what}" for path, what in FILES),
     # Brackets escaped: typer reads help as rich markup.
     "The entry point mystore = filterproof_mystore.adapter:MystoreAdapter names the factory, the adapter class, "
     "called as MystoreAdapter(options: MystoreOptions | Mapping\\[str, Any] | None = None). Through the entry "

@@ -58,7 +58,7 @@ class Judge:
         """The answers and an error message when the relation fails (an engine error is a failure)."""
         try:
             answers = self.answers(relation)
-        except Unsupported:
+        except (Unsupported, NotImplementedError):  # not the engine's answer: a skip, a target still to write
             raise
         except Exception as error:  # the engine refused a filter its own language accepts: a finding too
             return {}, f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"

@@ -15,7 +15,9 @@ to overwrite. The generated package holds:
   ``NotImplementedError`` naming themselves and what the contract requires;
 * ``tests/test_conformance.py``: a first test listing the methods still to write, then
   ``AdapterConformanceTests`` subclassed with one ``adapter`` fixture;
-* ``README.md``: five steps (write, run, read a failure, compare, gate CI).
+* ``src/<module>/fuzz_target.py``: a ``filterproof.fuzz`` target for the store's own filter language, its four
+  methods raising ``NotImplementedError`` the same way (``filterproof fuzz -b <module>.fuzz_target:<Camel>FuzzTarget``);
+* ``README.md``: six steps (write, run, read a failure, compare, gate CI, fuzz the filter language).
 
 Only the standard library, ``filterproof.__version__`` and ``filterproof.errors`` are imported here.
 """
@@ -45,6 +47,7 @@ TEMPLATES: dict[str, str] = {
     "src/{{module}}/__init__.py": "package_init.py.tmpl",
     "src/{{module}}/adapter.py": "adapter.py.tmpl",
     "tests/test_conformance.py": "test_conformance.py.tmpl",
+    "src/{{module}}/fuzz_target.py": "fuzz_target.py.tmpl",
 }
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
