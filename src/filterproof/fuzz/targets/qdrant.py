@@ -163,7 +163,8 @@ class QdrantEdge(QdrantTarget):
         import qdrant_edge as qe
 
         native, n = self.native(source), max(len(self.ids), 1)
-        shard = self._optimized() if optimized else self.shards["indexed" if indexed or optimized is False else "plain"]
+        # before optimize() is the indexed shard: the optimize oracle asks both sides with indexed=True
+        shard = self._optimized() if optimized else self.shards["indexed" if indexed else "plain"]
         query = [1.0, 0.0] + [0.0] * (OPTIMIZED_DIM - 2) * bool(optimized)
         return self._answer(
             via, lambda: shard.count(qe.CountRequest(exact=True, filter=native)),
@@ -234,7 +235,7 @@ shards["optimized"].optimize()  # the world built into a segment of its own: HNS
 
 
 def ask_edge(native, via, indexed, optimized=None):
-    name = "optimized" if optimized else "indexed" if indexed or optimized is False else "plain"
+    name = "optimized" if optimized else "indexed" if indexed else "plain"  # before optimize(): the indexed shard
     shard, query = shards[name], [1.0, 0.0] + [0.0] * (DIMS[name] - 2)
     if via == "count":
         return {{f"#{{i}}" for i in range(shard.count(qe.CountRequest(exact=True, filter=native)))}}
