@@ -251,9 +251,10 @@ class Written(MystoreFuzzTarget):  # load, render and ask written; `in` read as 
         self.docs = dict(docs)
 
     def render(self, expr, spelling=0):
-        if expr.op == "eq":
+        op = getattr(expr, "op", None)  # And, Or and Not have none: Unsupported below (an AttributeError would be
+        if op == "eq":                  # this target's own bug, which ends the run: not a finding)
             return repr(f"doc.get({expr.key!r}) == {expr.value!r}")
-        if expr.op == "in":
+        if op == "in":
             return repr("True")
         from filterproof.fuzz.target import Unsupported
         raise Unsupported("only eq and in, no and/or/not")

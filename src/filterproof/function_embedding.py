@@ -7,7 +7,8 @@ call. It is called for the queries first (every case's query, once), then for th
 documents in fixture order, a chunk of several thousand texts per call. When it
 declares a parameter named ``kind`` (or ``**kwargs``), it is called with
 ``kind="query"`` or ``kind="document"``: the models that embed questions and passages
-with different prompts need to know which. Its rows are scaled to unit length
+with different prompts need to know which. It is given a list of its own (a copy): if it
+changes that list, its answer is still checked against the texts as they were. Its rows are scaled to unit length
 (float32): every backend compares by cosine, which ignores length.
 
 filterproof imports the module when a run asks for it (never at startup), searching
@@ -66,8 +67,9 @@ class FunctionEmbedding:
 
     def _call(self, texts: Sequence[str], kind: str) -> np.ndarray:
         batch = list(texts)
+        given = list(batch)  # the function's own copy: what it does to the list cannot change what we check against
         try:
-            answer = self._fn(batch, kind=kind) if self._kind else self._fn(batch)
+            answer = self._fn(given, kind=kind) if self._kind else self._fn(given)
         except Exception as error:
             raise UsageError(f"embedding function {self.name} raised {type(error).__name__} on {len(batch)} {kind} "
                              f"texts: {error}") from error

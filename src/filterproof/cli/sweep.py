@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from filterproof.cli.checks import at_least, finite_number, fraction, writable_dir
 from filterproof.cli.common import (
     EXIT_OK,
     InProcess,
@@ -58,8 +59,15 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
 
 def generator_config(docs: int, seed: int, selectivity: str | None, cases_per_level: int, tenants: int,
                      skew: float, malformed: float) -> Any:
-    from filterproof.scale.generator import DEFAULT_SELECTIVITIES, GeneratorConfig
+    from filterproof.scale.generator import DEFAULT_SELECTIVITIES, MAX_DOCUMENTS, GeneratorConfig
 
+    # Named by their options here, before any work: numpy would refuse a negative seed or a NaN only later.
+    at_least(docs, 10, "--docs", MAX_DOCUMENTS)
+    at_least(seed, 0, "--seed")
+    at_least(cases_per_level, 1, "--cases-per-level")
+    at_least(tenants, 1, "--tenants")
+    finite_number(skew, "--tenant-skew")
+    fraction(malformed, "--malformed", 0, 1)
     levels = _floats(selectivity, "--selectivity") if selectivity else DEFAULT_SELECTIVITIES
     with usage_errors():
         return GeneratorConfig(documents=docs, seed=seed, selectivities=levels, cases_per_level=cases_per_level,
@@ -167,14 +175,16 @@ def sweep_command(
     if replot is not None:
         with usage_errors():
             results = load(replot)
+        if plots:
+            writable_dir(out or replot.parent, "--out")
         render_sweep(console, results)
         _figures(results, out or replot.parent, plots)
         raise typer.Exit(EXIT_OK)
-    out = out or Path("sweep")
-    if out.exists() and not out.is_dir():
-        raise fail(f"--out {out}: exists and is not a directory")
+    out = writable_dir(out or Path("sweep"), "--out")  # before the run: its report would be lost after it
     if vectors_dir is not None and not vectors_dir.is_dir():
         raise fail(f"--vectors-dir {vectors_dir}: not a directory")
+    if vectors_dir is not None:
+        writable_dir(vectors_dir, "--vectors-dir")
     with usage_errors():
         depths = tuple(CandidateDepth.parse(p) for p in candidates.split(",") if p.strip())
         settings = Settings(ks=positive_ints(k, "--k"), depths=depths, min_score=finite(min_score, "--min-score"),

@@ -17,7 +17,7 @@ from typing import Any
 
 from filterproof.fuzz import lang
 from filterproof.fuzz.oracles import Relation
-from filterproof.fuzz.target import Docs, Target, Unsupported
+from filterproof.fuzz.target import Docs, Target, TargetFailed, Unsupported
 
 
 @dataclass
@@ -58,8 +58,8 @@ class Judge:
         """The answers and an error message when the relation fails (an engine error is a failure)."""
         try:
             answers = self.answers(relation)
-        except (Unsupported, NotImplementedError):  # not the engine's answer: a skip, a target still to write
-            raise
+        except (Unsupported, NotImplementedError, TargetFailed):  # not the engine's answer: a skip, a target still
+            raise  # to write, a bug in the target's own code (``Target.guard``: not one of its ``engine_errors``)
         except Exception as error:  # the engine refused a filter its own language accepts: a finding too
             return {}, f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
         return None if relation.holds(answers, set(docs)) else (answers, "")

@@ -19,6 +19,7 @@ from datetime import date
 from typing import Any
 
 from filterproof.conformance.twins import NAME_VALUES, identity_twins
+from filterproof.errors import UsageError
 from filterproof.fuzz.lang import OPS, And, Cond, Expr, Not, Or
 
 INTS = (0, 1, -1, 7, 2**31 - 1, 2**31, -(2**31), 2**53, 2**53 + 1, -(2**53) - 1, 2**63 - 1, -(2**63))
@@ -98,7 +99,8 @@ class Generator:
         self.ops = {kind: tuple(o for o in ops if o in allows.ops) for kind, ops in OPS_BY_KIND.items()}
         self.asked_fields = [f for f in self.fields if self.ops[f.kind]]
         if not self.asked_fields:
-            raise ValueError(f"no field has an operator the targets allow ({', '.join(allows.ops) or 'none'})")
+            raise UsageError(f"no field has an operator the targets allow ({', '.join(allows.ops) or 'none'}): "
+                             "each target's allows.ops says which it can say")
 
     # -- documents ---------------------------------------------------------------
 

@@ -57,8 +57,7 @@ class Ask:
 
     def render(self, target: Target) -> str:
         """The native filter this ask sends ``target``."""
-        spelling = self.spelling or 0
-        return target.render_unknown(self.expr, spelling) if self.unknown else target.render(self.expr, spelling)
+        return target.rendered(self.expr, self.spelling or 0, self.unknown)
 
 
 @dataclass(frozen=True)

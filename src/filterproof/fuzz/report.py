@@ -18,18 +18,20 @@
   ``spellings``, ``shrunk_from`` (documents and filter nodes before shrinking), ``versions`` and ``reproducer``
   (the script's path).
 
-Exit codes: 0 no finding, 1 a finding (or, with ``--replay``, it still fails), 2 bad usage.
+Exit codes: 0 no finding, 1 a finding (or, with ``--replay``, it still fails), 2 bad usage (a finding file that
+is none, a target that cannot be opened or whose own code raised). A finding file is data: ``--replay`` opens only
+the built-in targets it names, or a ``module:Class`` also given with ``-b`` (``replay``).
 """
 
 from __future__ import annotations
 
-import json
 import platform
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from filterproof import __version__
-from filterproof.fuzz import lang, repro
+from filterproof.fuzz import repro
 from filterproof.fuzz.finding import Finding
 from filterproof.fuzz.run import Outcome
 from filterproof.fuzz.target import Target
@@ -42,8 +44,13 @@ def _of(finding: Finding, targets: list[Target]) -> list[Target]:
 
 
 def write(outcome: Outcome, targets: list[Target], directory: Path) -> list[Path]:
-    """One reproducer and one JSON file per finding, numbered in the order found."""
-    return [repro.write(f, _of(f, targets), directory, n) for n, f in enumerate(outcome.findings, 1)]
+    """One reproducer and one JSON file per finding, numbered in the order found from 1, past the numbers the
+    directory already holds (``repro.write``: nothing is overwritten)."""
+    written: list[Path] = []
+    for finding in outcome.findings:
+        first = repro.number_of(written[-1]) + 1 if written else 1
+        written.append(repro.write(finding, _of(finding, targets), directory, first))
+    return written
 
 
 def versions(targets: list[Target]) -> dict[str, str]:
@@ -64,6 +71,10 @@ def summary(outcome: Outcome, targets: list[Target], written: list[Path]) -> str
         lines.append(f"  {finding.describe()}")
         lines.append(f"  world: {finding.docs}")
         lines.append(f"  reproducer: {path}")
+    numbers = [repro.number_of(path) for path in written]
+    if numbers != list(range(1, len(written) + 1)):
+        lines.append(f"note: {written[0].parent} already held finding files, kept as they were: this run's are "
+                     f"finding-{numbers[0]} to finding-{numbers[-1]}")
     return "\n".join(lines)
 
 
@@ -78,36 +89,16 @@ def to_json(outcome: Outcome, targets: list[Target], written: list[Path]) -> dic
     }
 
 
-def load_finding(path: Path) -> tuple[Finding, list[Target]]:
-    from filterproof.fuzz.shrink import relation_for
-    from filterproof.fuzz.targets import open_target
+def load_finding(path: Path, allowed: Collection[str] = ()) -> tuple[Finding, list[Target]]:
+    """The finding in ``path`` and its targets, opened (``replay.load_finding``: every field checked, and no target
+    but a built-in one or one of ``allowed``, the ``module:Class`` names given with ``-b``)."""
+    from filterproof.fuzz.replay import load_finding as load
 
-    doc = json.loads(path.read_text())
-    if doc.get("schema") != repro.FINDING_SCHEMA:
-        raise ValueError(f"{path}: not a fuzz finding (schema {doc.get('schema')!r})")
-    targets = [open_target(name) for name in doc["targets"]]
-    expr = lang.from_json(doc["filter"])
-    docs = {i: dict(d) for i, d in doc["docs"].items()}
-    finding = Finding(tuple(doc["targets"]), doc["oracle"], doc["signature"], docs, expr, None,  # type: ignore[arg-type]
-                      doc["answers"], doc["error"], doc["seed"], doc["case"], tuple(doc["spellings"]))
-    relation = relation_for(finding, expr, docs, targets)
-    if relation is None:
-        raise ValueError(f"{path}: the oracle {finding.oracle} does not apply to this filter")
-    finding.relation = relation
-    return finding, targets
+    return load(path, allowed)
 
 
-def replay(path: Path) -> int:
-    """1 when the finding still fails on the installed versions, 0 when it does not."""
-    from filterproof.fuzz.shrink import attempt
+def replay(path: Path, allowed: Collection[str] = ()) -> int:
+    """1 when the finding still fails on the installed versions, 0 when it does not (``replay.replay``)."""
+    from filterproof.fuzz.replay import replay as again
 
-    finding, targets = load_finding(path)
-    try:
-        again = attempt(finding, finding.expr, finding.docs, targets)
-    finally:
-        for target in targets:
-            target.close()
-    print(f"{path}: {finding.signature}")
-    print(f"  versions now: {', '.join(f'{k} {v}' for k, v in versions(targets).items())}")
-    print(f"  {'FAILS: ' + again.describe() if again else 'holds: the finding does not reproduce'}")
-    return 1 if again else 0
+    return again(path, allowed)

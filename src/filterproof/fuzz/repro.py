@@ -23,7 +23,10 @@ FINDING_SCHEMA = "filterproof/fuzz-finding-1"
 
 
 def script(finding: Finding, targets: list[Target]) -> str:
-    parts = [t.script(finding.docs) for t in targets]
+    parts = []
+    for t in targets:
+        with t.guard("script", engine=False):  # a skeleton's NotImplementedError passes: the command names it
+            parts.append(t.script(finding.docs))
     versions = {k: v for t in targets for k, v in t.versions().items()}
     imports = _imports({line for p in parts for line in p.imports.splitlines() if line.strip()} | {"import sys"})
     asks = []
@@ -87,12 +90,35 @@ def _docs_json(docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {i: {k: lang.value_to_json(v) if isinstance(v, date) else v for k, v in d.items()} for i, d in docs.items()}
 
 
-def write(finding: Finding, targets: list[Target], directory: Path, number: int) -> Path:
-    """``finding-N.py`` (the reproducer) and ``finding-N.json`` (for ``--replay``) in ``directory``."""
+def write(finding: Finding, targets: list[Target], directory: Path, first: int = 1) -> Path:
+    """``finding-N.py`` (the reproducer) and ``finding-N.json`` (for ``--replay``) in ``directory``, N the first
+    number from ``first`` under which neither file exists: what the directory already holds (an earlier run's
+    findings, the user's own files) is never overwritten, and each file is created new (``x``: an existing path,
+    a symbolic link too, is never written through)."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"finding-{number}.py"
-    path.write_text(script(finding, targets))
-    finding.reproducer = str(path)
+    text = script(finding, targets)  # before any file: a target whose script() fails leaves none
     versions = {k: v for t in targets for k, v in t.versions().items()}
-    (directory / f"finding-{number}.json").write_text(json.dumps(to_json(finding, versions), indent=1) + "\n")
-    return path
+    number = first
+    while True:
+        path, record = directory / f"finding-{number}.py", directory / f"finding-{number}.json"
+        number += 1
+        if any(p.exists() or p.is_symlink() for p in (path, record)):
+            continue
+        try:
+            with path.open("x", encoding="utf-8") as out:
+                out.write(text)
+        except FileExistsError:  # another run took the number meanwhile
+            continue
+        finding.reproducer = str(path)
+        try:
+            with record.open("x", encoding="utf-8") as out:
+                out.write(json.dumps(to_json(finding, versions), indent=1) + "\n")
+        except FileExistsError:
+            path.unlink()
+            continue
+        return path
+
+
+def number_of(path: Path) -> int:
+    """N of ``finding-N.py``."""
+    return int(path.stem.rpartition("-")[2])

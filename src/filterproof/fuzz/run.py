@@ -94,7 +94,7 @@ def _spelling_matters(finding: Finding, targets: Sequence[Target]) -> bool:
     for n, name in enumerate(finding.targets):
         target = next(t for t in targets if t.name == name)
         try:
-            if target.render(finding.expr, finding.spellings[n]) != target.render(finding.expr, 0):
+            if target.rendered(finding.expr, finding.spellings[n]) != target.rendered(finding.expr, 0):
                 return True
         except Unsupported:
             return True

@@ -16,13 +16,21 @@ filter is unknown, SQL's ``(P) IS NULL``: ``render_unknown``).
 ``script`` writes the reproducer's part for this engine: imports, the setup that loads
 ``DOCS`` into the store, and a function ``ask_<slug>(native, via)``; it uses the
 engine's client alone (no filterproof import).
+
+An engine that raises on a filter its own language accepts is a finding; a target
+whose own code raises is not: the exceptions of ``engine_errors`` (the engine's and
+its client's) are the engine's answer, any other exception out of ``render``, ``ask``,
+``load`` or ``script`` is the target's bug, raised as ``TargetFailed`` (the command
+ends with exit 2, naming the target, the method and where). ``Unsupported`` and a
+skeleton's ``NotImplementedError`` pass as they are.
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -35,6 +43,16 @@ Docs = Mapping[str, Mapping[str, Any]]
 
 class Unsupported(Exception):
     """The engine's filter language has no faithful form for this condition (the reason is the message)."""
+
+
+class TargetFailed(Exception):
+    """A target's own code raised (not the engine's error, ``Target.engine_errors``): a bug in the target, which
+    must not pass for an engine's finding. ``__cause__`` is the exception."""
+
+    def __init__(self, target: str, method: str, error: BaseException) -> None:
+        super().__init__(f"the fuzz target {target} failed in {method}: {type(error).__name__}: "
+                         f"{' '.join(str(error).split())[:300]}")
+        self.target, self.method, self.error = target, method, error
 
 
 @dataclass(frozen=True)
@@ -74,6 +92,12 @@ class Target(ABC):
     equivalent: ClassVar[tuple[int, ...]] = ()
     """The spellings the engine documents (or SQL defines: ``x IN (a, b)`` is ``x = a OR x = b``) as the same
     filter as spelling 0 (the ``spelling`` oracle)."""
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+    """The exceptions that are the engine's own answer when ``render`` or ``ask`` raises (its client's errors:
+    ``(MilvusException,)``); an engine refusing a filter its language accepts is a finding. Any other exception is
+    the target's own bug and ends the run. Empty by default: nothing a target raises passes for the engine's. The
+    built-in targets declare ``(Exception,)``: their engines raise anything from ``ValueError`` to a driver's own
+    class, and their own code is tested."""
 
     @property
     def slug(self) -> str:
@@ -98,10 +122,17 @@ class Target(ABC):
     def native(self, source: str) -> Any:
         return eval(source, self.namespace())  # our own renderer's text, never input
 
+    def rendered(self, expr: Expr, spelling: int = 0, unknown: bool = False) -> str:
+        """``render`` (``render_unknown`` when ``unknown``), its own exceptions raised as ``TargetFailed``."""
+        with self.guard("render_unknown" if unknown else "render"):
+            return self.render_unknown(expr, spelling) if unknown else self.render(expr, spelling)
+
     def world(self, docs: Docs) -> None:
-        """``load`` the documents and forget the answers of the last world."""
+        """``load`` the documents and forget the answers of the last world (whatever ``load`` raises is a
+        ``TargetFailed``: no relation is judged there, so no exception of it is a finding)."""
         self._answers: dict[tuple[str, str, bool, bool | None], set[str]] = {}
-        self.load(docs)
+        with self.guard("load", engine=False):
+            self.load(docs)
 
     def answer(self, source: str, via: str = "search", indexed: bool = False, optimized: bool | None = None
                ) -> set[str]:
@@ -109,9 +140,24 @@ class Target(ABC):
         key = (source, via, indexed, optimized)
         if key not in self._answers:
             # ``optimized`` only where the oracle asks it: a target that is not ``optimizable`` need not take it
-            found = self.ask(source, via, indexed) if optimized is None else self.ask(source, via, indexed, optimized)  # type: ignore[call-arg]
+            more = () if optimized is None else (optimized,)
+            with self.guard("ask"):
+                found = self.ask(source, via, indexed, *more)
             self._answers[key] = found
         return self._answers[key]
+
+    @contextmanager
+    def guard(self, method: str, engine: bool = True) -> Iterator[None]:
+        """Let ``Unsupported``, a skeleton's ``NotImplementedError`` and (``engine``) the engine's own errors
+        through; raise anything else as ``TargetFailed``: the target's bug, not the engine's."""
+        try:
+            yield
+        except (Unsupported, NotImplementedError, TargetFailed):
+            raise
+        except Exception as error:
+            if engine and isinstance(error, self.engine_errors):
+                raise
+            raise TargetFailed(self.name, method, error) from error
 
     @abstractmethod
     def load(self, docs: Docs) -> None:

@@ -36,13 +36,17 @@ def matrix_command(
     def chosen(given: list[str] | None, known: tuple[str, ...], what: str) -> list[str]:
         unknown = [g for g in given or () if g not in known]
         if unknown:
-            raise typer.BadParameter(f"unknown {what} {unknown[0]!r}; known: {', '.join(known)}")
+            raise _fail(f"unknown {what} {unknown[0]!r} (--{what}); known: {', '.join(known)}")
         return list(given or known)
 
     names = tuple(t.name for t in TARGETS) + tuple(dict.fromkeys(t.backend for t in TARGETS))
     targets = [t for t in TARGETS if t.name in chosen(target, names, "target") or t.backend in (target or [t.backend])]
     probes = [p for p in PROBES if p.name in chosen(probe, PROBE_NAMES, "probe")]
     paths = chosen(path, PATHS, "path")
+    for place, option in ((json_out, "--json"), (markdown, "--markdown")):  # before the run: it takes minutes
+        problem = _unwritable(place) if place is not None else None
+        if problem:
+            raise _fail(f"{option} {place}: {problem}")
     from filterproof import guardian
 
     guardian.watch()  # the pgvector targets start a throwaway PostgreSQL: removed even if this process is killed
@@ -65,6 +69,31 @@ def matrix_command(
     if markdown is not None:
         markdown.write_text(to_markdown(result))
         console.print(f"wrote {markdown}")
+
+
+def _fail(message: str) -> typer.Exit:
+    """``filterproof.cli.common.fail``'s one line on stderr, exit 2 (this layer is under the command line's)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    Console(stderr=True).print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
+    return typer.Exit(2)
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why no file can be written at ``path`` (as ``cli.common.writable`` checks it); None when one can."""
+    import tempfile
+
+    if path.is_dir():
+        return "is a directory; give a file name"
+    if not path.parent.is_dir():
+        return f"directory {path.parent} does not exist"
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".check"):
+            pass
+    except OSError as error:
+        return f"cannot write in {path.parent}: {error.strerror or error}"
+    return None
 
 
 def register(app: typer.Typer) -> None:

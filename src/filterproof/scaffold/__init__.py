@@ -8,7 +8,8 @@
 ``render(names)`` gives every file of the package (relative path -> text), from the
 templates in ``templates/`` (``{{placeholder}}`` for each field of ``Names``);
 ``create`` writes them into a directory, refusing one that is not empty unless told
-to overwrite. The generated package holds:
+to overwrite, and never writing through a symbolic link (nothing outside the directory
+is ever written). The generated package holds:
 
 * ``pyproject.toml``: the ``filterproof.adapters`` entry point naming the adapter class;
 * ``src/<module>/adapter.py``: an ``AdapterBase`` subclass whose six methods raise
@@ -24,11 +25,14 @@ Only the standard library, ``filterproof.__version__`` and ``filterproof.errors`
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import secrets
 from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from importlib.resources import files
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from filterproof import __version__
 from filterproof.errors import UsageError
@@ -123,29 +127,38 @@ def occupied(directory: Path) -> bool:
     return directory.exists() and (not directory.is_dir() or any(directory.iterdir()))
 
 
-def in_the_way(directory: Path, relative: str) -> Path | None:
-    """What stops the scaffold writing ``relative``: a directory where its file goes, or a file where
-    one of its directories goes; None when nothing does."""
+def in_the_way(directory: Path, relative: str) -> str | None:
+    """What stops the scaffold writing ``relative`` inside ``directory``: a symbolic link on the way (a file or a
+    directory: the scaffold never writes through one, which could lead outside ``directory``), a directory where
+    its file goes, or a file where one of its directories goes; None when nothing does."""
     target = directory / relative
-    if target.is_dir():
-        return target
-    for parent in target.parents:
-        if parent == directory:
-            return None
-        if parent.exists() and not parent.is_dir():
-            return parent
-    return None
+    path = directory
+    parts = PurePosixPath(relative).parts
+    for n, part in enumerate(parts):
+        path = path / part
+        if path.is_symlink():
+            return (f"{path} is a symbolic link (to {os.readlink(path)}): the scaffold writes nothing through a "
+                    "link; remove it, or give another directory")
+        if not path.exists():
+            return None  # nothing below it exists either
+        if n < len(parts) - 1 and not path.is_dir():
+            return f"{path} is in the way of {target}"
+    return f"{target} is a directory: it is in the way of the package's file" if target.is_dir() else None
 
 
 def create(backend: str, directory: Path, force: bool = False, reserved: Collection[str] = ()) -> list[str]:
     """Write the package for ``backend`` into ``directory``; the relative paths written, in order.
 
-    ``UsageError`` for a bad name, a file where the directory should be, or a directory
-    that is not empty (unless ``force``: then the package's files are overwritten and
-    anything else in the directory is left as it is).
+    ``UsageError`` for a bad name, a file where the directory should be, a dangling
+    symbolic link given as the directory, a symbolic link inside it on the way of a file, or a directory
+    that is not empty (unless ``force``: then the package's files are replaced, never written
+    through, and anything else in the directory is left as it is).
     """
     check_name(backend, reserved)
     names = Names.of(backend)
+    if directory.is_symlink() and not directory.exists():
+        raise UsageError(f"{directory} is a symbolic link to {os.readlink(directory)}, which does not exist: give "
+                         "a new or empty directory")
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} is a file, not a directory")
     if occupied(directory) and not force:
@@ -155,11 +168,43 @@ def create(backend: str, directory: Path, force: bool = False, reserved: Collect
     for relative in package:  # every check before the first write: a refusal leaves the directory as it was
         clash = in_the_way(directory, relative)
         if clash is not None:
-            raise UsageError(f"{clash} is in the way of {directory / relative}")
+            raise UsageError(clash)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{directory}: cannot create it: {error.strerror or error}") from None
     for relative, text in package.items():
-        target = directory / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        try:
+            write_inside(directory, relative, text)
+        except OSError as error:  # a link made meanwhile (O_NOFOLLOW), a directory that takes no file
+            raise UsageError(f"{directory / relative}: cannot write it: {error.strerror or error}") from None
     return list(package)
+
+
+def write_inside(directory: Path, relative: str, text: str) -> None:
+    """``relative``'s text in ``directory``, never through a symbolic link: each directory is opened with
+    ``O_NOFOLLOW`` from its parent's descriptor, and the file is written new beside its place and renamed over it
+    (``os.replace`` swaps the name: a file hard-linked from outside keeps its own content)."""
+    *folders, name = PurePosixPath(relative).parts
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for folder in folders:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder, dir_fd=fd)
+            inner = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        temporary = f".{name}.{secrets.token_hex(4)}.tmp"
+        out = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666, dir_fd=fd)
+        try:
+            with os.fdopen(out, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=fd)
+            raise
+    finally:
+        os.close(fd)
 
 __all__ = ["METHODS", "NAME_PATTERN", "Names", "check_name", "create", "render"]

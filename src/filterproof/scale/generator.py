@@ -38,8 +38,11 @@ from filterproof.scale.metadata import MetadataMaker
 from filterproof.scale.population import GeneratorError, Population, build_blocks, populate, target_count
 from filterproof.scale.text import PackedTexts, TextMaker, Vocabulary
 
-__all__ = ["GeneratedCorpus", "GeneratorConfig", "GeneratorError", "case_level", "generate", "write_lab_json"]
+__all__ = ["MAX_DOCUMENTS", "GeneratedCorpus", "GeneratorConfig", "GeneratorError", "case_level", "generate",
+           "write_lab_json"]
 
+MAX_DOCUMENTS = 100_000_000
+"""Ten times the largest corpus measured (10M, docs/scale): beyond it, its columns alone outgrow most memories."""
 DEFAULT_SELECTIVITIES = (0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.5)
 CASE_ID = re.compile(r"^s(?P<level>[0-9.eE+-]+)-\d+$")
 
@@ -73,10 +76,21 @@ class GeneratorConfig:
     """Top-1 threshold: the answer scores ~0.97 in the dense space, other topics' documents at most ~0.8."""
 
     def __post_init__(self) -> None:
+        # Each refused here, not where numpy meets it after minutes of work (a negative seed, no tenant, a NaN share)
         if self.documents < 10:
             raise GeneratorError("need at least 10 documents")
+        if self.documents > MAX_DOCUMENTS:
+            raise GeneratorError(f"documents {self.documents}: at most {MAX_DOCUMENTS:,}")
         if not self.selectivities or not all(0 < s <= 1 for s in self.selectivities):
             raise GeneratorError("selectivities must be fractions in (0, 1]")
+        if self.seed < 0:
+            raise GeneratorError(f"seed {self.seed}: expected an integer of 0 or more")
+        if self.tenants < 1 or self.cases_per_level < 1:
+            raise GeneratorError(f"tenants {self.tenants}, cases_per_level {self.cases_per_level}: expected 1 or more")
+        if not math.isfinite(self.tenant_skew):
+            raise GeneratorError(f"tenant_skew {self.tenant_skew}: expected a finite number")
+        if not 0 <= self.malformed < 1:  # NaN too
+            raise GeneratorError(f"malformed {self.malformed}: expected a share from 0 to less than 1")
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()

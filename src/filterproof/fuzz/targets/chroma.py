@@ -174,6 +174,7 @@ def metadata(doc: Any) -> dict[str, Any] | None:
 class ChromaTarget(Target):
     """chromadb's in-process client (``EphemeralClient``): SQLite metadata, HNSW vectors (1.x: its Rust core)."""
 
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     name = "chroma"
     packages = ("chromadb",)
     allows = Allows(nulls=False, lists=ARRAYS, empty_lists=False, null_in_lists=False)

@@ -60,6 +60,7 @@ def stored(key: str, value: Any) -> Any:
 class LanceDBTarget(Target):
     """LanceDB embedded (``lancedb.connect(<directory>)``), filters as SQL strings, prefiltered vector search."""
 
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     name = "lancedb"
     packages = ("lancedb", "pylance", "pyarrow")
     allows = Allows(absent=False, mixed=False, nulls=True, lists=True, empty_lists=True, null_in_lists=True, nul=True)

@@ -108,6 +108,7 @@ class LangChainPgvector(Target):
     """``PGVector.similarity_search_by_vector(..., filter=...)`` on the pgvector backend's server (or
     ``$PGVECTOR_DSN``), in a database of its own, dropped on close."""
 
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     name = "langchain-pgvector"
     packages = ("langchain-postgres", "langchain-core", "sqlalchemy", "psycopg")
     allows = Allows(nul=False)  # JSONB refuses U+0000 in text

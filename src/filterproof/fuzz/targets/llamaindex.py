@@ -76,6 +76,7 @@ def node_id(i: int) -> str:
 class LlamaIndexQdrant(Target):
     """``QdrantVectorStore.query(VectorStoreQuery(filters=MetadataFilters(...)))`` over ``QdrantClient(":memory:")``."""
 
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     name = "llamaindex-qdrant"
     packages = ("llama-index-core", "llama-index-vector-stores-qdrant", "qdrant-client")
     allows = Allows(ops=tuple(OPERATORS))  # what it maps: no is_null, no exists

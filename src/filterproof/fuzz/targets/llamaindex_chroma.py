@@ -59,6 +59,7 @@ def _condition(c: Cond, op: str) -> str:
 class LlamaIndexChroma(Target):
     """``ChromaVectorStore.query(VectorStoreQuery(filters=MetadataFilters(...)))`` over a Chroma store of its own."""
 
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     name = "llamaindex-chroma"
     packages = ("llama-index-core", "llama-index-vector-stores-chroma", "chromadb")
     allows = Allows(lists=False, empty_lists=False, null_in_lists=False, ops=tuple(OPERATORS))  # what it maps

@@ -74,6 +74,7 @@ def _condition(c: Cond) -> str:
 class LlamaIndexLanceDB(Target):
     """``LanceDBVectorStore.query(VectorStoreQuery(filters=MetadataFilters(...)))``, a new table per world."""
 
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     name = NAME
     packages = ("llama-index-core", "llama-index-vector-stores-lancedb", "lancedb")
     allows = Allows(lists=False, empty_lists=False, null_in_lists=False, mixed=False, ops=tuple(OPERATORS))

@@ -46,6 +46,7 @@ def milvus_metadata_filters(expr: Expr) -> str:
 class LlamaIndexMilvus(Target):
     """``MilvusVectorStore.query(VectorStoreQuery(filters=MetadataFilters(...)))`` over a Lite file of its own."""
 
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     name = "llamaindex-milvus"
     packages = ("llama-index-core", "llama-index-vector-stores-milvus", "pymilvus", "milvus-lite")
     allows = Allows(ops=tuple(DOCUMENTED))  # what LlamaIndex documents: no is_null, no exists

@@ -48,6 +48,7 @@ class LlamaIndexPgvector(Target):
     """``PGVectorStore.query(VectorStoreQuery(filters=MetadataFilters(...)))`` on the pgvector backend's server (or
     ``$PGVECTOR_DSN``), in a database of its own, dropped on close."""
 
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     name = "llamaindex-pgvector"
     packages = ("llama-index-core", "llama-index-vector-stores-postgres", "sqlalchemy", "psycopg2-binary")
     allows = Allows(nul=False, ops=tuple(DOCUMENTED))  # PostgreSQL text (and a json's ->>) refuses U+0000

@@ -38,6 +38,7 @@ def points(docs: Docs) -> list[tuple[int, list[float], dict[str, Any]]]:
 
 
 class QdrantTarget(Target):
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     spellings = 3
     equivalent = (1,)
     vias: ClassVar[tuple[str, ...]] = ("search", "scroll", "count")

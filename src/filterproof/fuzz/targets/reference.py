@@ -49,6 +49,7 @@ class ReferenceTarget(Target):
     optimizable = True
     says_unknown = True
     defect: ClassVar[str] = ""
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = ()  # its engine is ours: whatever it raises is a bug
 
     def render(self, expr: Expr, spelling: int = 0) -> str:
         return repr(to_json(expr))  # a JSON tree: the source is its Python literal

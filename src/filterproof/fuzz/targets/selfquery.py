@@ -149,6 +149,7 @@ def _text_value(value: Any) -> str:
 class SelfQueryTarget(Target):
     """A store behind ``SelfQueryRetriever``; subclasses open the store (``store``) and name its translator."""
 
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     translator: ClassVar[str]
     """``module:Class`` of the translator ``_get_builtin_translator`` would pick for this store. The target hands it
     to the retriever itself: with langchain-classic 1.0.8 and langchain-community 0.4.2 the built-in pick raises
