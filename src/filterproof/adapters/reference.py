@@ -20,6 +20,7 @@ process only: every change is visible to it at once (``staleness_bound_s=0``).
 
 from __future__ import annotations
 
+import copy
 import functools
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -62,6 +63,12 @@ def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
     return rows[order][:k]
 
 
+def owned_copy(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The oracle's own copy of a document's metadata, nested lists included: a caller that changes a ``groups``
+    list after ``upsert`` (as a store of Python objects might let it) must not change what the oracle admits."""
+    return copy.deepcopy(dict(metadata))
+
+
 class ReferenceOptions(RevisionOption):
     """``reference``: ``revision=flag`` decides the revision clause from the map last given to
     ``set_active_revisions`` (a stored flag's semantics), ``query`` from each query's map."""
@@ -98,7 +105,7 @@ class ReferenceAdapter(AdapterBase):
     @locked
     def upsert(self, records: Sequence[Record]) -> None:
         for record in records:
-            vector = np.asarray(record.vector, dtype=np.float32)
+            vector = np.array(record.vector, dtype=np.float32)  # a copy: the caller may reuse its array
             if vector.shape != (self._dim,):
                 raise ValueError(f"{record.id}: vector has shape {vector.shape}, index takes ({self._dim},)")
             row = self._row.get(record.id)
@@ -106,9 +113,9 @@ class ReferenceAdapter(AdapterBase):
                 self._row[record.id] = len(self._ids)
                 self._ids.append(record.id)
                 self._vectors.append(vector)
-                self._metadata.append(dict(record.metadata))
+                self._metadata.append(owned_copy(record.metadata))
             else:
-                self._vectors[row], self._metadata[row] = vector, dict(record.metadata)
+                self._vectors[row], self._metadata[row] = vector, owned_copy(record.metadata)
         self._changed()
 
     @locked
@@ -124,7 +131,7 @@ class ReferenceAdapter(AdapterBase):
     @locked
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         if id in self._row:
-            self._metadata[self._row[id]] = dict(metadata)
+            self._metadata[self._row[id]] = owned_copy(metadata)
             self._changed()
 
     def scores(self, vector: np.ndarray) -> np.ndarray:
