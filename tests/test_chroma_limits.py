@@ -20,8 +20,8 @@ import pytest
 
 from filterproof.adapters import open_backend
 from filterproof.adapters.base import Adapter, Record, not_indexable, sync_active
+from filterproof.adapters.chroma.clients import client_settings
 from filterproof.adapters.chroma.limits import MAX_LIST_VALUES, MAX_SCALAR_KEYS
-from filterproof.adapters.chroma.store import client_settings
 from filterproof.conformance import scenarios as sc
 from filterproof.conformance.contract import vec
 from filterproof.policy import PolicyFilter, Principal

@@ -24,7 +24,7 @@ README = ROOT / "README.md"
 SETUP = ("python3 -m venv .venv && .venv/bin/pip install -e '.[all]' -e examples/sqlite-store && "
          ".venv/bin/filterproof compare fixtures/freshness-lab.json fixtures/authorized-recall")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,})(?P<info>[^`\n]*)$", re.MULTILINE)
-LANGUAGES = {"python", "bash", "text", "json", "toml", "yaml", "console"}
+LANGUAGES = {"python", "bash", "text", "json", "toml", "yaml", "console", "sql"}
 PAGES = sorted(DOCS.rglob("*.md"))
 
 

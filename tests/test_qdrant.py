@@ -283,24 +283,25 @@ def test_long_filters_are_split_across_batched_calls(local_store: Adapter) -> No
 
 
 def test_server_adapter_options_and_requests_are_well_formed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What can be checked without a server: options, a private collection, valid index and search requests."""
+    """What can be checked without a server: options, valid index requests, and a closed port said in one line.
+
+    The adapter asks the server whether its collection exists before it writes anything (the
+    ownership check), so a server that does not answer is ``BackendUnavailable`` at once (exit 2),
+    as on every other backend, not an error on the first write."""
     from qdrant_client import models
 
     from filterproof.adapters.qdrant.client import index_schema
+    from filterproof.adapters.qdrant.options import QdrantServerOptions
     from filterproof.adapters.qdrant.payload import INDEXES
 
     monkeypatch.delenv("QDRANT_URL", raising=False)
     nowhere = {"url": "http://127.0.0.1:9", "check_compatibility": "false"}
-    adapter = QdrantServerAdapter({**nowhere, "hnsw_ef": "32", "exact": "1"})
-    other = QdrantServerAdapter(nowhere)
-    assert adapter.capabilities.exact and not other.capabilities.exact
-    assert adapter._collection != other._collection and adapter._collection.startswith("filterproof_")
-    assert adapter._params == models.SearchParams(hnsw_ef=32, exact=True)
+    options = QdrantServerOptions.coerce({**nowhere, "hnsw_ef": "32", "exact": "1"}, "qdrant-server")
+    assert options.exact and options.hnsw_ef == 32 and not QdrantServerOptions.coerce(nowhere, "q").exact
     for field, kind in INDEXES.items():
         models.CreateFieldIndex(field_name=field, field_schema=index_schema(kind))  # validates the request body
-    for store in (adapter, other):
-        with pytest.warns(UserWarning, match="could not drop collection"):  # nothing answers: warn, never raise
-            store.close()
+    with pytest.raises(BackendUnavailable, match=r"^qdrant-server: cannot use the server at http://127.0.0.1:9: "):
+        QdrantServerAdapter(nowhere)
 
 
 def test_edge_reset_empties_the_open_shard_and_honours_a_new_dimension() -> None:

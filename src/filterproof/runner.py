@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from filterproof.adapters.base import Adapter, Hit, records_of, sync_active
+from filterproof.adapters.ownership import NotOurs
 from filterproof.adapters.registry import Resolved, resolve
 from filterproof.adapters.spec import BackendSpec
 from filterproof.chunks import chunks
@@ -87,7 +88,8 @@ class BackendRun:
     fixture: str
     options: dict[str, Any]
     status: str = "ok"
-    """``ok``; ``unavailable`` (not installed, no server); ``failed`` (an error during the run)."""
+    """``ok``; ``unavailable`` (not installed, no server); ``refused`` (it would write into an object filterproof
+    did not create: ``adapters.ownership``); ``failed`` (an error during the run)."""
     reason: str | None = None
     capabilities: dict[str, Any] = field(default_factory=dict)
     rows: list[CaseRow] = field(default_factory=list)
@@ -258,6 +260,9 @@ def run_backend(prepared: Prepared, backend: Resolved | BackendSpec | str, setti
     wall = time.perf_counter()
     try:
         adapter = TimedAdapter(resolved.open(), clock)
+    except NotOurs as error:  # the user's table: nothing was written, and the command stops (exit 2)
+        run.status, run.reason = "refused", str(error)
+        return run
     except (BackendUnavailable, UsageError) as error:  # cannot run here, now (not installed, a path in use)
         run.status, run.reason = "unavailable", str(error)
         return run
@@ -267,6 +272,8 @@ def run_backend(prepared: Prepared, backend: Resolved | BackendSpec | str, setti
     run.capabilities = vars(adapter.capabilities).copy()
     try:
         _measured(adapter, prepared, settings, run, tick)
+    except NotOurs as error:
+        run.status, run.reason, run.rows = "refused", str(error), []
     except Exception as error:  # keep the other backends' results; say what broke, in one line
         run.status, run.reason, run.rows = "failed", f"{type(error).__name__}: {error}", []
     finally:

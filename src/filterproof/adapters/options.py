@@ -122,3 +122,11 @@ class RevisionOption(AdapterOptions):
     revision: Literal["query", "flag"] = Field(
         "query", description="query: the tenant's active keys travel with every query; flag: a current-revision "
                              "flag, written at upsert and rewritten by set_active_revisions")
+
+
+class ReplaceOption(AdapterOptions):
+    """What a backend that writes into a store the user names (a path, a server, ``table=``) takes: filterproof
+    writes only into objects it created (``adapters.ownership``), unless the user says ``replace=true``."""
+
+    replace: bool = Field(False, description="destructive: drop an existing table or collection of that name that "
+                                             "filterproof did not create, and use the name (default: refuse)")

@@ -53,3 +53,12 @@ class PathLock:
             fcntl.flock(self._file, fcntl.LOCK_UN)
             self._file.close()
             self._file = None
+
+
+def existing_directory_lock(path: str | None, backend: str) -> PathLock:
+    """The lock of a store's directory that must exist already (``filterproof clean`` creates nothing)."""
+    if not path:
+        raise UsageError(f"{backend}: nothing to clean in memory or in a temporary directory: give path=DIR")
+    if not Path(path).is_dir():
+        raise UsageError(f"{backend}: {path} is not a directory")
+    return PathLock(path, backend)

@@ -127,6 +127,10 @@ class Resolved:
     def open(self) -> Adapter:
         return self._factory()(self.options)
 
+    def factory(self) -> Callable[[Any], Adapter]:
+        """The adapter class (or factory), imported: its store's client loads."""
+        return self._factory()
+
 
 def resolve(spec: BackendSpec | str) -> Resolved:
     """Check a spec without building anything: ``UsageError`` for an unknown name, ``OptionError`` for options.

@@ -94,7 +94,9 @@ def run_all(prepared: Sequence[Prepared], backends: Sequence[Resolved], settings
     """Every backend over every prepared fixture, into ``results`` (fixture by fixture); a failure is noted.
 
     Each backend but the reference runs in a worker process of its own unless not ``isolate``
-    (``filterproof.isolation``): a native crash then costs that backend's results only. A stop
+    (``filterproof.isolation``): a native crash then costs that backend's results only. One that
+    would write into an object filterproof did not create (``refused``) ends the command at once
+    with its one line, exit 2. A stop
     (SIGTERM, Ctrl-C) ends the loop: what completed is kept, and ``results.stopped`` holds the
     exit status the command should end with once it has written it.
     """
@@ -120,6 +122,9 @@ def run_all(prepared: Sequence[Prepared], backends: Sequence[Resolved], settings
             else:
                 for f, prep in enumerate(prepared):
                     keep(f, run_backend(prep, backend, settings, tick or no_tick))
+            refused = next((run for (_, bb), run in runs.items() if bb == b and run.status == "refused"), None)
+            if refused is not None:  # a user's table or collection: stop here, before any other backend runs
+                raise fail(str(refused.reason))
     except (KeyboardInterrupt, SystemExit) as stop:  # signals.install: the first SIGTERM or Ctrl-C, here
         results.stopped = EXIT_INTERRUPTED if isinstance(stop, KeyboardInterrupt) else int(stop.code or 1)
         results.complete = False

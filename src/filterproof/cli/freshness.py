@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from filterproof.cli.checks import at_least
 from filterproof.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -62,6 +63,7 @@ def freshness_command(
     from filterproof.freshness.world import build
     from filterproof.report import Results, write
 
+    at_least(seed, 0, "--seed")  # numpy's generator refuses a negative seed, but only once the world is built
     if readers_in not in ("threads", "processes"):
         raise fail(f"--readers-in {readers_in!r}: expected threads or processes")
     if changes > documents:
@@ -80,8 +82,9 @@ def freshness_command(
     for spec in resolved:
         notice(f"{spec.label}: {readers} readers ({readers_in}), {changes} changes at {rate:g}/s ...", "dim")
         try:
-            row = measure.run(spec, world, settings, lambda phase, label=spec.label: notice(
-                f"  {label}: {PHASES[phase]}", "dim"))
+            with usage_errors():  # a user's table or collection (adapters.ownership): one line, exit 2, at once
+                row = measure.run(spec, world, settings, lambda phase, label=spec.label: notice(
+                    f"  {label}: {PHASES[phase]}", "dim"))
         except (KeyboardInterrupt, SystemExit) as stop:  # between two phases of a backend's run
             row = {"backend": spec.label, "status": "stopped", "reason": "stopped before anything was measured",
                    "_stop": stop}

@@ -124,8 +124,21 @@ def configured_factory(config: pytest.Config) -> Callable[[], Any]:
         factory = adapter_factory(target)
         return lambda: factory(options(config))
     if backend:
-        return resolved_backend(config).open
+        return refusing_to_touch(resolved_backend(config).open)
     pytest.skip("no adapter selected: pass --backend NAME or --adapter package.module:factory")
+
+
+def refusing_to_touch(factory: Callable[[], Any]) -> Callable[[], Any]:
+    """``factory``, ending the whole run (exit 2, one line) when the store it names holds an object of the same
+    name that filterproof did not create (``adapters.ownership``): no test may write into a user's table."""
+    from filterproof.adapters.ownership import NotOurs
+
+    def opened() -> Any:
+        try:
+            return factory()
+        except NotOurs as error:
+            pytest.exit(f"error: {error}", returncode=2)
+    return opened
 
 
 class Budgets:

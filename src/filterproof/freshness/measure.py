@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from filterproof.adapters.base import optimize, staleness_bound
+from filterproof.adapters.ownership import NotOurs
 from filterproof.adapters.registry import Resolved
 from filterproof.errors import FilterproofError
 from filterproof.freshness import analysis
@@ -87,6 +88,8 @@ def run(backend: Resolved, world: World, settings: Settings,
                            "status": "ok", "reason": None}
     try:
         store = backend.open()
+    except NotOurs:  # a user's table or collection: the command stops, in one line (exit 2)
+        raise
     except FilterproofError as error:
         return {**row, "status": "failed", "reason": f"{type(error).__name__}: {error}"}
     readers: Readers | None = None

@@ -12,7 +12,10 @@ checked for an escaped NUL in their JSON text, and groups must be a non-empty ar
 strings. Vectors are scored with numpy over the rows the filter admits.
 
 The database is a file (``sqlite_path``, or a temporary one removed by ``close()``), so
-that the store has a second client: ``open_reader()`` is another connection to the file,
+that the store has a second client. A file given may be a company's own: the adapter writes
+only into a ``docs`` table it created, which its marker row in ``filterproof_owned`` says
+(``filterproof.adapters.ownership``); another ``docs`` is refused before anything is written,
+unless ``replace=true``. ``open_reader()`` is another connection to the file,
 ``reader_spec()`` what a child process opens to do the same. SQLite commits each write
 before it returns and every statement of another connection reads what was committed
 before it began, so the adapter declares ``staleness_bound_s=0``. Each connection
@@ -35,9 +38,12 @@ from typing import Any
 import numpy as np
 
 from filterproof.adapters.base import Capabilities, Hit, ReaderSpec, Record
-from filterproof.errors import NoSecondClient
+from filterproof.adapters.ownership import Marker, claim
+from filterproof.errors import NoSecondClient, UsageError
 from filterproof.policy import PolicyFilter, matchable
 
+OWNED = "CREATE TABLE IF NOT EXISTS filterproof_owned (tbl TEXT PRIMARY KEY, marker TEXT NOT NULL)"
+"""Where the marker of each table this adapter created is kept (SQLite has no table comments)."""
 SCHEMA = """
 CREATE TABLE docs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT UNIQUE NOT NULL,
                    vector BLOB NOT NULL, meta TEXT NOT NULL);
@@ -96,13 +102,31 @@ class SqliteAdapter:
             directory = tempfile.mkdtemp(prefix="filterproof-sqlite-")
             weakref.finalize(self, shutil.rmtree, directory, True)
             self.path = f"{directory}/store.db"
+        self._replace = str((options or {}).get("replace", "false")).lower() == "true"
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._dim = 0
         self._active_digest: str | None = None
+        try:
+            self._claim()
+        except sqlite3.DatabaseError as error:  # the file is not a SQLite database
+            self._db.close()
+            raise UsageError(f"{self.name}: {self.path} cannot be used: {error}") from None
+
+    def _claim(self) -> None:
+        """Refuse a ``docs`` table of the file that this adapter's marker row does not name."""
+        exists = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'docs'").fetchone()
+        owned = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'filterproof_owned'").fetchone()
+        mark = owned and self._db.execute("SELECT marker FROM filterproof_owned WHERE tbl = 'docs'").fetchone()
+        claim(self.name, f"table 'docs' in {self.path}", exists=bool(exists), mark=mark[0] if mark else None,
+              replace=self._replace, instead="another sqlite_path")
 
     def reset(self, dim: int) -> None:
+        self._claim()
         self._db.executescript("DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS temp.active;"
-                               " DROP TABLE IF EXISTS temp.asked;" + SCHEMA)
+                               " DROP TABLE IF EXISTS temp.asked;" + SCHEMA + ";" + OWNED)
+        self._db.execute("INSERT OR REPLACE INTO filterproof_owned VALUES ('docs', ?)",
+                         (Marker.new(temporary=False).text(),))
+        self._db.commit()
         self._dim, self._active_digest = dim, None
 
     def upsert(self, records: Sequence[Record]) -> None:

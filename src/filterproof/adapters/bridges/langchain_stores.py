@@ -41,8 +41,9 @@ from filterproof.adapters.bridges.flat import node_metadata
 from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdrant_compiler
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
 from filterproof.adapters.bridges.pgvector import Database, group_key, libpq_dsn, pgvector_filter, sqlalchemy_url
+from filterproof.adapters.chroma.clients import client_settings
 from filterproof.adapters.chroma.limits import refusal as chroma_refusal
-from filterproof.adapters.chroma.store import RECALL_TOLERANCE, client_settings, hnsw_configuration
+from filterproof.adapters.chroma.store import RECALL_TOLERANCE, hnsw_configuration
 from filterproof.adapters.chroma.where import GROUPS, stored_metadata
 from filterproof.adapters.pgvector.limits import refusal as pg_refusal
 from filterproof.adapters.qdrant.payload import ID, point_id, stored_payload

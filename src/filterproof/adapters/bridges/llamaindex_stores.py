@@ -43,8 +43,9 @@ from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVe
 from filterproof.adapters.bridges.llamaindex_filters import Groups, compile_partitions, node_metadata
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
 from filterproof.adapters.bridges.pgvector import Database, close_pgvectorstore, libpq_dsn, sqlalchemy_url
+from filterproof.adapters.chroma.clients import client_settings
 from filterproof.adapters.chroma.limits import refusal
-from filterproof.adapters.chroma.store import RECALL_TOLERANCE, client_settings, hnsw_configuration
+from filterproof.adapters.chroma.store import RECALL_TOLERANCE, hnsw_configuration
 from filterproof.adapters.qdrant.payload import ID, point_id
 from filterproof.policy import PolicyFilter
 

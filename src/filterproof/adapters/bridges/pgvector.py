@@ -54,7 +54,7 @@ def libpq_dsn(given: str | None) -> str:
 
 
 class Database:
-    """A database of our own on the server, dropped on close.
+    """A database of our own on the server (a fresh name, marked as filterproof's), dropped on close.
 
     langchain-postgres keeps every collection in one table whose vector width is fixed by
     the first collection, with the document id as the primary key across collections (a
@@ -66,11 +66,14 @@ class Database:
     def __init__(self, dsn: str) -> None:
         import psycopg
 
+        from filterproof.adapters.ownership import Marker
+        from filterproof.adapters.pgvector.owned import mark
+
         self.name = f"fp_{uuid.uuid4().hex[:16]}"
         self._admin = dsn
         with psycopg.connect(dsn, autocommit=True) as connection:
             connection.execute(f'CREATE DATABASE "{self.name}"')
-            connection.execute("SELECT 1")
+            mark(connection, "DATABASE", self.name, Marker.new(temporary=True))  # what `filterproof clean` finds
         self.dsn = " ".join(item for item in dsn.split() if not item.startswith("dbname=")) + f" dbname={self.name}"
         with psycopg.connect(self.dsn, autocommit=True) as connection:
             connection.execute("CREATE EXTENSION IF NOT EXISTS vector")

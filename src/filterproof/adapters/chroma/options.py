@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from filterproof.adapters.options import RevisionOption
+from filterproof.adapters.options import ReplaceOption, RevisionOption
 from filterproof.adapters.paths import check_directory
 
 EF_SEARCH = 200
@@ -16,7 +16,7 @@ MAX_NEIGHBORS = 32
 (docs/backends/chroma.md has the measurement)."""
 
 
-class ChromaOptions(RevisionOption):
+class ChromaOptions(RevisionOption, ReplaceOption):
     """``chroma``: Chroma in process."""
 
     path: Annotated[str | None, AfterValidator(check_directory)] = Field(
@@ -28,7 +28,7 @@ class ChromaOptions(RevisionOption):
     max_neighbors: int = Field(MAX_NEIGHBORS, ge=1, description="HNSW graph degree")
 
 
-class ChromaServerOptions(RevisionOption):
+class ChromaServerOptions(RevisionOption, ReplaceOption):
     """``chroma-server``: a Chroma server over HTTP."""
 
     url: str | None = Field(None, description="server URL; default $CHROMA_URL, else a server of our own")

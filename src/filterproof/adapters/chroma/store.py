@@ -48,16 +48,16 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 import chromadb
 import numpy as np
-from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import NotFoundError
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, by_filter
+from filterproof.adapters.chroma.clients import client_settings, http_client
 from filterproof.adapters.chroma.limits import refusal
 from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
+from filterproof.adapters.chroma.owned import mark_of, marked, owned
 from filterproof.adapters.chroma.where import (
     CURRENT,
     KEY,
@@ -67,10 +67,11 @@ from filterproof.adapters.chroma.where import (
     compile_partitions,
     stored_metadata,
 )
+from filterproof.adapters.ownership import claim
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
-from filterproof.errors import NoSecondClient, ReaderFailed
+from filterproof.errors import BackendUnavailable, NoSecondClient, ReaderFailed
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.readers import ReadOnly
 from filterproof.servers.chroma import ChromaServer
@@ -97,29 +98,20 @@ def collection_name(named: str | None, fixed: bool) -> str:
     return named or (DEFAULT_COLLECTION if fixed else f"filterproof-{uuid.uuid4().hex[:12]}")
 
 
-def client_settings() -> ChromaSettings:
-    return ChromaSettings(anonymized_telemetry=False)
+def segment_directories(path: Path, collection_id: object) -> list[Path]:
+    """The directories a persistent Chroma keeps one collection's segments in (``PATH/<segment uuid>/``).
 
-
-def remove_orphan_segments(path: Path) -> list[str]:
-    """Delete the segment directories of collections Chroma has dropped (it leaves them on disk).
-
-    A persistent Chroma keeps each HNSW segment in ``PATH/<segment uuid>/``; ``delete_collection``
-    removes the rows of its sysdb (``chroma.sqlite3``, table ``segments``) but not the directory,
-    so every rerun on one path would add one. Directories named by a UUID that no segment row
-    names any more are removed; everything else is left alone.
+    ``delete_collection`` removes the collection's rows of the sysdb (``chroma.sqlite3``, table
+    ``segments``) but not those directories, so every rerun on one path would add one: the
+    adapter reads them before it drops its own collection, and removes them after. Nothing of
+    another collection is ever read for removal.
     """
     try:
         with contextlib.closing(sqlite3.connect(f"file:{path / 'chroma.sqlite3'}?mode=ro", uri=True)) as db:
-            live = {row[0] for row in db.execute("SELECT id FROM segments")}
+            rows = db.execute("SELECT id FROM segments WHERE collection = ?", (str(collection_id),)).fetchall()
     except sqlite3.Error:  # not the layout we know: touch nothing
         return []
-    removed = []
-    for entry in path.iterdir():
-        if entry.is_dir() and entry.name not in live and _is_uuid(entry.name):
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry.name)
-    return removed
+    return [path / row[0] for row in rows if _is_uuid(row[0])]
 
 
 def _is_uuid(name: str) -> bool:
@@ -150,8 +142,9 @@ class _ChromaStore(AdapterBase):
         return {**{k: v for k, v in self.options.model_dump().items() if k in keep}, **where,
                 "collection": self._name}
 
-    def _attach(self, client: Any, collection: str, drop_on_close: bool) -> None:
+    def _attach(self, client: Any, collection: str, drop_on_close: bool, writer: bool = True) -> None:
         self._client, self._name, self._drop_on_close = client, collection, drop_on_close
+        self._created = False
         self._configuration = hnsw_configuration(self.options)
         self._batch = int(client.get_max_batch_size())
         self._dim: int | None = None
@@ -161,16 +154,42 @@ class _ChromaStore(AdapterBase):
         self._refused = Refusals()
         with contextlib.suppress(NotFoundError):
             self._collection = client.get_collection(collection, embedding_function=None)
+        if writer:
+            self._claim(self._collection)
+
+    instead = "another collection=NAME"
+    """How to go on when the collection named is not filterproof's (``NotOurs``)."""
+    owned_objects = staticmethod(owned)
+    """For ``filterproof clean``: every collection of the client that carries the marker."""
+
+    def _claim(self, found: Any) -> None:
+        """Refuse a collection of this name that filterproof did not create (``adapters.ownership``)."""
+        claim(self.name, f"collection {self._name!r}{self._where}", exists=found is not None and not self._created,
+              mark=mark_of(found), replace=self.options.replace, instead=self.instead)
+
+    @property
+    def _where(self) -> str:
+        return ""
 
     # -- writes ---------------------------------------------------------------------
 
     def reset(self, dim: int) -> None:
+        found = None
         with contextlib.suppress(NotFoundError):
-            self._client.delete_collection(self._name)
+            found = self._client.get_collection(self._name, embedding_function=None)
+        self._claim(found)
+        if found is not None:
+            self._drop(found)
         self._collection = self._client.create_collection(
-            self._name, embedding_function=None, configuration=self._configuration)
+            self._name, embedding_function=None, configuration=self._configuration,
+            metadata=marked(temporary=self._drop_on_close))
+        self._created = True
         self._dim, self._count = dim, 0
         self._refused.clear()
+
+    def _drop(self, collection: Any) -> None:
+        """Drop a collection that ``_claim`` let through."""
+        self._client.delete_collection(collection.name)
 
     def _vector(self, record: Record) -> np.ndarray:
         vector = np.asarray(record.vector, dtype=np.float32)
@@ -297,7 +316,7 @@ class _ChromaStore(AdapterBase):
         return results
 
     def close(self) -> None:
-        if self._drop_on_close and self._collection is not None:
+        if self._drop_on_close and self._created and self._collection is not None:
             # Best effort: the collection is ours alone, and a failed drop must not mask the caller's error.
             with contextlib.suppress(Exception):
                 self._client.delete_collection(self._name)
@@ -322,13 +341,21 @@ class ChromaAdapter(_ChromaStore):
                                              recall_tolerance=RECALL_TOLERANCE, staleness_bound_s=None)
         else:
             client = chromadb.EphemeralClient(settings=client_settings())
+        if path and not self.options.collection:
+            self.instead = "another collection=NAME or another path"
         # Ephemeral clients of one process share one in-memory system: a fresh name per adapter.
         self._attach(client, collection_name(self.options.collection, fixed=bool(path)), drop_on_close=not path)
 
-    def reset(self, dim: int) -> None:
-        super().reset(dim)
-        if self.options.path:
-            remove_orphan_segments(Path(self.options.path))
+    @property
+    def _where(self) -> str:
+        return f" in {self.options.path}" if self.options.path else ""
+
+    def _drop(self, collection: Any) -> None:
+        """Drop it, and on disk the segment directories Chroma leaves behind (``segment_directories``)."""
+        left = segment_directories(Path(self.options.path), collection.id) if self.options.path else []
+        super()._drop(collection)
+        for directory in left:
+            shutil.rmtree(directory, ignore_errors=True)
 
     def close(self) -> None:
         try:
@@ -345,15 +372,6 @@ class ChromaAdapter(_ChromaStore):
 
     def open_reader(self) -> ChromaReader:
         return ChromaReader(self._reader_options(path=self.options.path))
-
-
-def http_client(url: str) -> Any:
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    if not parts.hostname:
-        raise ValueError(f"chroma url {url!r}: expected http(s)://host:port")
-    ssl = parts.scheme == "https"
-    return chromadb.HttpClient(host=parts.hostname, port=parts.port or (443 if ssl else 8000), ssl=ssl,
-                               settings=client_settings())
 
 
 class ChromaServerAdapter(_ChromaStore):
@@ -377,7 +395,12 @@ class ChromaServerAdapter(_ChromaStore):
                 url = self._start(self.options.server)
             self.url = str(url)
             # A collection named by the user outlives the run; our own fresh one is dropped.
-            self._attach(http_client(self.url), collection_name(self.options.collection, fixed=False),
+            self.instead = "another collection=NAME (or none: a fresh collection, dropped after)"
+            try:
+                client = http_client(self.url)
+            except ValueError as error:  # chromadb: "Could not connect to a Chroma server"
+                raise BackendUnavailable(f"chroma-server: cannot use the server at {self.url}: {error}") from None
+            self._attach(client, collection_name(self.options.collection, fixed=False),
                          drop_on_close=not self.options.collection)
         except BaseException:
             self._stack.close()
@@ -420,7 +443,7 @@ class ChromaReader(ReadOnly, _ChromaStore):
                 client = chromadb.PersistentClient(path=path, settings=client_settings())
             else:
                 client = chromadb.EphemeralClient(settings=client_settings())
-            self._attach(client, collection, drop_on_close=False)
+            self._attach(client, collection, drop_on_close=False, writer=False)
         except Exception as error:
             raise ReaderFailed(f"chroma: cannot open a reader of {url or path or 'memory'}: {error}") from error
         if self._collection is None:

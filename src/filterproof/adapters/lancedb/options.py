@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from filterproof.adapters.options import RevisionOption
+from filterproof.adapters.options import ReplaceOption, RevisionOption
 
 INDEX_MIN_ROWS = 4096
 """Fewer rows than this are searched flat even with a vector index asked for: IVF training needs data
@@ -20,7 +20,7 @@ INDEX_MIN_ROWS = 4096
 VectorIndex = Literal["flat", "ivf_flat", "ivf_pq", "ivf_hnsw_sq"]
 
 
-class LanceDBOptions(RevisionOption):
+class LanceDBOptions(RevisionOption, ReplaceOption):
     """``lancedb``: LanceDB embedded (in process), cosine distance."""
 
     path: str | None = Field(None, description="database directory (kept); default: a temporary one, removed")

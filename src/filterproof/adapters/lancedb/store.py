@@ -49,6 +49,8 @@ from filterproof.adapters import textcodec
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter
 from filterproof.adapters.lancedb import where as lw
 from filterproof.adapters.lancedb.options import LanceDBOptions
+from filterproof.adapters.lancedb.owned import mark_of, marked, owned
+from filterproof.adapters.ownership import claim
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.readers import OpensReaders, StoreReader
@@ -77,14 +79,14 @@ def _capabilities(options: LanceDBOptions) -> Capabilities:
     return Capabilities(native_filter=True, exact=False, persistent=persistent, recall_tolerance=RECALL_TOLERANCE)
 
 
-def schema(dim: int) -> pa.Schema:
+def schema(dim: int, metadata: dict[bytes, bytes] | None = None) -> pa.Schema:
     return pa.schema([
         pa.field("id", pa.string(), nullable=False), pa.field("vector", pa.list_(pa.float32(), dim)),
         pa.field(lw.TENANT, pa.string()), pa.field(lw.STATUS, pa.string()), pa.field(lw.KEY, pa.string()),
         pa.field(lw.GROUPS, pa.list_(pa.string())), pa.field(lw.VALID_FROM, pa.int32()),
         pa.field(lw.VALID_UNTIL, pa.int32()), pa.field(lw.PROBLEM, pa.string()), pa.field(lw.METADATA, pa.string()),
         pa.field(lw.CURRENT, pa.bool_()), pa.field(lw.LID, pa.string()),
-    ])
+    ], metadata=metadata)
 
 
 def connect(root: Path, options: LanceDBOptions) -> Any:
@@ -110,12 +112,25 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         self._db = connect(self._root, self.options)
         self._name = self.options.table or DEFAULT_TABLE
         self._table: Any = self._db.open_table(self._name) if self._exists() else None
+        self._created = False
+        self._claim()
+        if self._table is not None and mark_of(self._table) is None:  # replace=true: the user's, dropped by reset
+            self._table = None
         self._dim = 0 if self._table is None else self._table.schema.field("vector").type.list_size
         self._vector_indexed = self._scalar_indexed = False
         self._keys = KeyCache()
 
     def _exists(self) -> bool:
         return self._name in self._db.list_tables().tables
+
+    owned_objects = staticmethod(owned)
+    """For ``filterproof clean``: every table of the directory that carries the marker."""
+
+    def _claim(self) -> None:
+        """Refuse a table of this name that filterproof did not create (``adapters.ownership``), before any write."""
+        claim(self.name, f"table {self._name!r} in {self._root}", exists=self._table is not None and not self._created,
+              mark=None if self._table is None else mark_of(self._table), replace=self.options.replace,
+              instead="another table=NAME or another path")
 
     @property
     def table(self) -> Any:
@@ -129,9 +144,13 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
     def reset(self, dim: int) -> None:
         if dim < 1:
             raise ValueError(f"dimension must be positive, got {dim}")
-        if self._exists():
+        self._table = self._db.open_table(self._name) if self._exists() else None
+        self._claim()
+        if self._table is not None:
             self._db.drop_table(self._name)
-        self._table = self._db.create_table(self._name, schema=schema(dim))
+        temporary = self._cleanup is not None
+        self._table = self._db.create_table(self._name, schema=schema(dim, marked(temporary)))
+        self._created = True
         self._dim, self._vector_indexed, self._scalar_indexed = dim, False, False
 
     def _vector(self, vector: np.ndarray, what: str) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from filterproof.adapters.options import RevisionOption
+from filterproof.adapters.options import ReplaceOption, RevisionOption
 
 URI_ENV, TOKEN_ENV = "MILVUS_URI", "MILVUS_TOKEN"
 Index = Literal["flat", "hnsw", "hnsw_sq", "ivf_flat", "ivf_sq8", "autoindex"]
@@ -23,7 +23,7 @@ BOUNDED_STALENESS_S = 5.0
 """Milvus's ``common.gracefulTime`` default (5,000 ms): how stale a Bounded read may be on a server."""
 
 
-class MilvusOptions(RevisionOption):
+class MilvusOptions(RevisionOption, ReplaceOption):
     """``milvus``: Milvus Lite in a temporary directory, or a Milvus server (``uri`` / $MILVUS_URI)."""
 
     uri: str | None = Field(None, description="a server (http://host:19530) or a Milvus Lite file (*.db, kept); "

@@ -43,6 +43,8 @@ from filterproof.adapters.milvus.collection import index_params, schema, search_
 from filterproof.adapters.milvus.limits import refusal
 from filterproof.adapters.milvus.lite import LiteDirectory, is_lite, lite_url, release_lite
 from filterproof.adapters.milvus.options import BOUNDED_STALENESS_S, TOKEN_ENV, URI_ENV, MilvusOptions
+from filterproof.adapters.milvus.owned import collection_mark, marked, owned
+from filterproof.adapters.ownership import Marker, claim
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key
 from filterproof.errors import BackendUnavailable
@@ -94,6 +96,12 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         self._name = opts.collection or f"fp_{uuid.uuid4().hex[:12]}"
         self._drop_on_close = not opts.collection
         self.capabilities = capabilities_of(opts, persistent=bool(opts.collection) and self._temporary is None)
+        self._created = False
+        try:
+            self._claim()
+        except BaseException:
+            self.close()
+            raise
         self._dim = self._existing_dim()
         self._keys = KeyCache(mx.text)
         self._refused = Refusals()
@@ -105,8 +113,20 @@ class MilvusAdapter(OpensReaders, AdapterBase):
             where = "Milvus Lite file" if is_lite(uri) else "Milvus server"
             raise BackendUnavailable(f"milvus: cannot open the {where} at {uri}: {error}") from error
 
+    owned_objects = staticmethod(owned)
+    """For ``filterproof clean``: every collection of the Lite file or server that carries the marker."""
+
+    def _claim(self) -> bool:
+        """Refuse a collection of this name that filterproof did not create; whether one exists."""
+        exists, mark = collection_mark(self.client, self._name)
+        claim(self.name, f"collection {self._name!r} in {self.uri}", exists=exists and not self._created, mark=mark,
+              replace=self.options.replace, instead="another collection=NAME (or none: a fresh one, dropped after)")
+        return exists
+
     def _existing_dim(self) -> int:
-        if not self.client.has_collection(self._name):
+        """The dimension of a collection of ours of this name (0: none; a user's, replace=true, is not read)."""
+        exists, mark = collection_mark(self.client, self._name)
+        if not exists or Marker.parse(mark) is None:
             return 0
         for field in self.client.describe_collection(self._name)["fields"]:
             if field["name"] == mx.VECTOR:
@@ -128,11 +148,13 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         if dim < 1:
             raise ValueError(f"dimension must be positive, got {dim}")
         opts, client = self.options, self.client
-        if client.has_collection(self._name):
+        if self._claim():
             client.drop_collection(self._name)
         extra = {"num_partitions": opts.num_partitions} if opts.tenant_mode == "partition_key" else {}
         client.create_collection(self._name, schema=schema(client, dim, opts),
-                                 consistency_level=opts.consistency_level, **extra)
+                                 consistency_level=opts.consistency_level,
+                                 properties=marked(temporary=self._drop_on_close), **extra)
+        self._created = True
         # sync=False: pymilvus's own wait sleeps 0.5 s before its first look; an empty collection's index is ready
         client.create_index(self._name, index_params(client, opts), sync=False)
         self._wait_for_index()
@@ -260,7 +282,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
 
     def close(self) -> None:
         try:
-            if self._drop_on_close and self._dim:
+            if self._drop_on_close and self._created:
                 with contextlib.suppress(MilvusException):  # a vanished server must not mask the caller's error
                     self.client.drop_collection(self._name)
         finally:

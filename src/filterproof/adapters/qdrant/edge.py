@@ -32,9 +32,11 @@ from typing import Any
 import qdrant_edge as qe
 
 from filterproof.adapters.base import Capabilities
+from filterproof.adapters.ownership import claim
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
 from filterproof.adapters.qdrant.options import QdrantEdgeOptions
+from filterproof.adapters.qdrant.owned import SHARD, mark_shard, owned, shard_mark
 from filterproof.adapters.qdrant.payload import CURRENT, GROUPS, ID, STATUS, TENANT, IndexKind
 from filterproof.errors import NoSecondClient
 
@@ -129,6 +131,11 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
             self._root = Path(opts.path)
             self._lock = PathLock(self._root, self.name)
             self._cleanup: weakref.finalize[Any, Any] | None = None
+            try:
+                self._claim()
+            except BaseException:
+                self._lock.release()
+                raise
         else:  # removed by close(), or when the adapter is collected, or at exit: never left behind
             self._root = Path(tempfile.mkdtemp(prefix="filterproof-edge-"))
             self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._root), True)
@@ -143,7 +150,16 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
     @property
     def _path(self) -> Path:
         """The shard's directory (``EdgeShard.create`` and ``load`` take it)."""
-        return self._root / "edge-shard"
+        return self._root / SHARD
+
+    owned_objects = staticmethod(owned)
+    """For ``filterproof clean``: the shard under ``path``, when it carries the marker."""
+
+    def _claim(self) -> None:
+        """Refuse ``PATH/edge-shard`` when filterproof did not create it (no ``filterproof.json`` marker in it)."""
+        exists, mark = shard_mark(self._path)
+        claim(self.name, f"directory {self._path}", exists=exists, mark=mark, replace=self.options.replace,
+              instead="another path")
 
     @property
     def shard(self) -> Any:
@@ -162,6 +178,10 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
             return
         self._close_shard()
         path = self._path
+        if self._cleanup is None:  # under path=: only a shard of ours (a temporary root is ours as a whole)
+            self._claim()
+        if path.is_symlink():
+            path.unlink()
         shutil.rmtree(path, ignore_errors=True)
         memory = placement(self.options.memory)
         config = qe.EdgeConfig(
@@ -170,6 +190,7 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
             id_tracker_memory=memory,
         )
         self._shard = qe.EdgeShard.create(str(path), config)
+        mark_shard(path)
         linked = LINKED[self.options.payload_links]
         for field, kind in self.indexes.items():
             schema = index_schema(kind, memory, linked is None or field in linked)

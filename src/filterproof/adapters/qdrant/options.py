@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from filterproof.adapters.options import RevisionOption
+from filterproof.adapters.options import ReplaceOption, RevisionOption
 from filterproof.adapters.paths import check_directory
 
 DirectoryPath = Annotated[str | None, AfterValidator(check_directory)]
@@ -19,7 +19,7 @@ FULL_SCAN_THRESHOLD_KB = 10_000
 SERVER_TIMEOUT = 60
 
 
-class QdrantEdgeOptions(RevisionOption):
+class QdrantEdgeOptions(RevisionOption, ReplaceOption):
     """``qdrant-edge``: the Qdrant engine in process."""
 
     path: DirectoryPath = Field(None, description="store the shard in PATH/edge-shard; default: a temporary directory")
@@ -44,13 +44,13 @@ class QdrantEdgeOptions(RevisionOption):
                            "cached (memory-mapped files, paged in as read) or cold (mapped, not kept warm)")
 
 
-class QdrantLocalOptions(RevisionOption):
+class QdrantLocalOptions(RevisionOption, ReplaceOption):
     """``qdrant-local``: qdrant-client's local mode (exact, pure Python)."""
 
     path: DirectoryPath = Field(None, description="store here; default: in memory")
 
 
-class QdrantServerOptions(RevisionOption):
+class QdrantServerOptions(RevisionOption, ReplaceOption):
     """``qdrant-server``: a Qdrant server by URL."""
 
     url: str | None = Field(None, description="server URL; default $QDRANT_URL")

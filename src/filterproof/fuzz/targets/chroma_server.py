@@ -38,7 +38,7 @@ class ChromaServerTarget(ChromaTarget):
         return {}
 
     def open_client(self) -> Any:
-        from filterproof.adapters.chroma.store import http_client
+        from filterproof.adapters.chroma.clients import http_client
 
         url = os.environ.get("CHROMA_URL")
         if not url:

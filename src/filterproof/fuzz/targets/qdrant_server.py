@@ -48,11 +48,13 @@ class QdrantServer(QdrantLocal):
     def _connect(self) -> None:
         from qdrant_client import QdrantClient, models
 
+        from filterproof.adapters.qdrant.owned import marked
+
         server = self._stack.enter_context(self.service.provide())
         self.client = QdrantClient(url=server.url, api_key=server.api_key)
         for name in COLLECTIONS:
             self.client.create_collection(self.collection(name), vectors_config=models.VectorParams(
-                size=2, distance=models.Distance.COSINE))
+                size=2, distance=models.Distance.COSINE), metadata=marked(temporary=True))
         for field in BY_NAME.values():  # on a server these are real: the index oracle judges them
             self.client.create_payload_index(self.collection("indexed"), field.name, INDEXES[field.kind], wait=True)
 
