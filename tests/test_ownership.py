@@ -380,3 +380,29 @@ def test_clean_leaves_what_is_kept_on_purpose_unless_asked(user_lancedb: Path) -
     assert dropped.exit_code == 0 and "dropped table 'fp_gate'" in dropped.output
     assert set(lancedb.connect(user_lancedb).list_tables().tables) == {"docs", "filterproof"}
     assert (files(user_lancedb / "docs.lance"), files(user_lancedb / "filterproof.lance")) == before
+
+
+@pytest.mark.slow
+def test_the_suite_refuses_every_spelling_that_names_a_users_object(
+        tmp_path: Path, user_postgres: str, user_chroma_server: str, user_milvus: str, user_qdrant: Path) -> None:
+    """Each spelling ``compare`` refuses, the suite refuses too, at its first test: exit 2, one line naming the
+    object; nothing of the user's changed."""
+    import chromadb
+
+    from filterproof.adapters.chroma.clients import client_settings, http_client
+
+    path = tmp_path / "chroma"
+    user_collections(chromadb.PersistentClient(path=str(path), settings=client_settings()), ("docs", "filterproof"))
+    snapshots = (postgres_snapshot(user_postgres), milvus_snapshot(user_milvus),
+                 chroma_snapshot(lambda: http_client(user_chroma_server), ("docs",)),
+                 lambda: files(user_qdrant / "collection"))
+    expected = [snapshot() for snapshot in snapshots]
+    env = {"PGVECTOR_DSN": user_postgres, "CHROMA_URL": user_chroma_server}
+    for spec, what in (("pgvector:table=docs", "table 'docs'"), (f"chroma:path={path},collection=docs", "'docs'"),
+                       (f"chroma:path={path}", "'filterproof'"), ("chroma-server:collection=docs", "'docs'"),
+                       (f"milvus:uri={user_milvus},collection=docs", "'docs'"),
+                       (f"qdrant-local:path={user_qdrant}", "'filterproof'")):
+        run = suite(spec, tmp_path, **env)
+        assert run.returncode == 2, (spec, run.stdout[-2000:])
+        assert what in run.stdout + run.stderr and "was not created by filterproof" in run.stdout + run.stderr
+    assert [snapshot() for snapshot in snapshots] == expected
