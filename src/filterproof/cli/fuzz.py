@@ -86,8 +86,7 @@ def _run(backend: list[str] | None, budget_s: float, seed: int, cases: int | Non
     import warnings
 
     from filterproof.fuzz import report
-    from filterproof.fuzz.target import Target
-    from filterproof.fuzz.targets import FAMILIES, TargetError, installed, open_target
+    from filterproof.fuzz.targets import FAMILIES, TargetError, installed, open_targets
 
     at_least(cases, 0, "--cases")
     finite_number(shrink_s, "--shrink-seconds", 0)
@@ -98,13 +97,11 @@ def _run(backend: list[str] | None, budget_s: float, seed: int, cases: int | Non
     else:
         with usage_errors():  # a built-in target that fails for another reason than a missing engine says so
             names = installed()
-    targets: list[Target] = []
     try:
-        for name in names:
-            try:
-                targets.append(open_target(name))
-            except TargetError as error:
-                raise fail(f"-b {shown(name)}: {error}") from None
+        targets = open_targets(names)
+    except TargetError as error:
+        raise fail(f"-b {shown(error.target)}: {error}") from None
+    try:
         pairs = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))
                  if FAMILIES.get(names[a]) is not None and FAMILIES.get(names[a]) == FAMILIES.get(names[b])]
         logging.disable(logging.ERROR)  # engines log what they refuse before raising it; the run reports it

@@ -145,7 +145,7 @@ def check_docs(path: Path, docs: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def load_finding(path: Path, allowed: Collection[str] = ()) -> tuple[Finding, list[Target]]:
     """The finding and its targets, opened; ``allowed``: the ``module:Class`` names the command line gave."""
     from filterproof.fuzz.shrink import relation_for
-    from filterproof.fuzz.targets import TargetError, open_target
+    from filterproof.fuzz.targets import TargetError, open_targets
 
     doc = read(path)
     names = target_names(path, doc, allowed)
@@ -168,13 +168,11 @@ def load_finding(path: Path, allowed: Collection[str] = ()) -> tuple[Finding, li
     spellings = field(path, doc, "spellings", list, "two spellings")
     if len(spellings) != 2 or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in spellings):
         raise BadFinding(f"{path}: field 'spellings': expected two integers from 0, got {_short(spellings)}")
-    targets: list[Target] = []
     try:
-        for name in names:
-            try:
-                targets.append(open_target(name))
-            except TargetError as why:
-                raise BadFinding(f"{path}: target {name!r}: {why}") from None
+        targets = open_targets(names)
+    except TargetError as why:
+        raise BadFinding(f"{path}: target {why.target!r}: {why}") from None
+    try:
         for n, spelling in enumerate(spellings):  # one target: the second is 0, as the fuzzer writes it
             ways = targets[n].spellings if n < len(targets) else 1
             if spelling >= ways:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from filterproof.errors import UsageError
@@ -17,6 +19,9 @@ DEFECT = "reference:defect="
 
 class TargetError(UsageError):
     """A fuzz target that cannot be opened; the message says why (the command adds the name it was given)."""
+
+    target: str = ""
+    """The name it was given (``open_targets`` sets it)."""
 
 
 class TargetUnavailable(TargetError, ImportError):
@@ -85,6 +90,22 @@ def open_target(name: str) -> Target:
         raise TargetUnavailable(" ".join(str(error).split())) from error
     except (Exception, SystemExit) as error:  # a store that cannot be reached, a constructor's own bug
         raise TargetError(f"opening it failed: {type(error).__name__}: {' '.join(str(error).split())}") from error
+
+
+def open_targets(names: Sequence[str]) -> list[Target]:
+    """``open_target`` of each name, in order. The first that cannot be opened closes the ones opened before it
+    and raises its ``TargetError``, whose ``target`` is the name as given (for the command's message)."""
+    opened: list[Target] = []
+    for name in names:
+        try:
+            opened.append(open_target(name))
+        except TargetError as error:
+            for target in opened:
+                with contextlib.suppress(Exception):  # closing what was opened must not hide why this failed
+                    target.close()
+            error.target = name
+            raise
+    return opened
 
 
 def target_class(name: str) -> type[Target]:
