@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -108,7 +109,10 @@ class _LangChainBridge(BridgeAdapter):
         if path == "plain":
             return [(self._doc_id(d), s) for d, s in self._plain(row, k, native)]
         if path == "score_threshold":
-            with self.keys.query(vector) as query:
+            with self.keys.query(vector) as query, warnings.catch_warnings():
+                # LangChain warns when a relevance is outside [0, 1]: a cosine relevance is negative for vectors
+                # pointing away from the query, which the default threshold (below every relevance) keeps on purpose.
+                warnings.filterwarnings("ignore", message="Relevance scores must be between 0 and 1")
                 found = self.store.similarity_search_with_relevance_scores(
                     query, k=k, score_threshold=opts.score_threshold, **extra)
             return [(self._doc_id(d), self._cosine_of_relevance(r)) for d, r in found]
