@@ -6,6 +6,7 @@ A page asks for generated content with a marker on a line of its own::
     <!-- generated: results-schema -->           the results document, from filterproof.report's docstring
     <!-- generated: options chroma -->           a backend's options table, from its Options model
     <!-- generated: defects -->                  the seeded defects, from filterproof.conformance.defects
+    <!-- generated: backends -->                 the built-in backends, from the stores' descriptors
     <!-- generated: docstring MODULE -->         a module's docstring (the adapter contract)
 
 The markers stay invisible on GitHub (an HTML comment); the site shows what the code
@@ -17,6 +18,7 @@ The functions are importable (``tests/test_docs.py`` checks their output).
 from __future__ import annotations
 
 import importlib
+import posixpath
 import re
 import sys
 from pathlib import Path
@@ -154,8 +156,25 @@ def module_docstring(module: str) -> str:
     return rst_to_markdown(importlib.import_module(module).__doc__ or "")
 
 
-def render(what: str, arg: str | None) -> str:
-    """The Markdown a marker stands for."""
+def backends_table(page: str) -> str:
+    """Every built-in backend (``adapters.descriptor``): its name linked to its page (relative to ``page``), what it
+    is, its extra, and whether ``compare`` runs it when no ``--backend`` is given."""
+    from filterproof.adapters.descriptor import stores
+
+    here = posixpath.dirname(page)
+    lines = ["| name | what it is | extra | by default |", "|---|---|---|---|"]
+    for store in stores():
+        link = posixpath.relpath(store.page.split("#")[0], here or ".") + ("#" + store.page.split("#")[1]
+                                                                           if "#" in store.page else "")
+        extra = f"`{store.extra}`" if store.extra else "-"
+        lines.append(f"| [`{store.name}`]({link}) | {store.summary} | {extra} | {'yes' if store.embedded else ''} |")
+    return "\n".join(lines) + "\n"
+
+
+def render(what: str, arg: str | None, page: str = "index.md") -> str:
+    """The Markdown a marker stands for (``page``: the page it is on, relative to docs/, for its links)."""
+    if what == "backends":
+        return backends_table(page)
     if what == "cli":
         return cli_reference()
     if what == "results-schema":
@@ -169,8 +188,37 @@ def render(what: str, arg: str | None) -> str:
     raise ValueError(f"unknown generated block {what!r} {arg or ''}".strip())
 
 
-def expand(markdown: str) -> str:
-    return MARKER.sub(lambda m: render(m.group("what"), m.group("arg")).rstrip("\n"), markdown)
+def expand(markdown: str, page: str = "index.md") -> str:
+    return MARKER.sub(lambda m: render(m.group("what"), m.group("arg"), page).rstrip("\n"), markdown)
+
+
+def with_store_pages(nav: list[Any]) -> list[Any]:
+    """``nav`` with each store's page (``adapters.descriptor``) that it does not list yet added to its
+    "Backends" section: a store added as a package needs no edit of mkdocs.yml."""
+    from filterproof.adapters.descriptor import stores
+
+    listed = set(nav_pages(nav))
+    section = next(entry["Backends"] for entry in nav if isinstance(entry, dict) and "Backends" in entry)
+    for store in stores():
+        page = store.page.split("#")[0]
+        if page not in listed:
+            section.append({store.name: page})
+            listed.add(page)
+    return nav
+
+
+def nav_pages(nav: Any) -> list[str]:
+    """Every page a navigation lists."""
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, dict):
+        return [page for value in nav.values() for page in nav_pages(value)]
+    return [page for entry in nav for page in nav_pages(entry)]
+
+
+def on_config(config: Any) -> Any:
+    config["nav"] = with_store_pages(config["nav"])
+    return config
 
 
 def on_files(files: Any, config: Any) -> Any:
@@ -182,4 +230,4 @@ def on_files(files: Any, config: Any) -> Any:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    return expand(markdown)
+    return expand(markdown, page.file.src_uri)

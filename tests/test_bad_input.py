@@ -15,10 +15,12 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from filterproof.adapters import registry
+from filterproof.adapters.descriptor import embedded
 from filterproof.cli import app
 from filterproof.fixtures import shipped
 
-EMBEDDED = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb", "pgvector"]
+EMBEDDED = [*embedded(), "pgvector"]
+"""compare's default backends (adapters.descriptor), and pgvector on its throwaway server."""
 EVERY = [arg for backend in EMBEDDED for arg in ("-b", backend)]
 runner = CliRunner()
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import ClassVar
 
 import pytest
 
+from conformance_matrix import described
 from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.conformance import AdapterConformanceTests
 from filterproof.conformance.twin_checks import report
@@ -62,7 +64,13 @@ class Budgets:
 
 
 class EngineConformanceTests(Budgets, AdapterConformanceTests):
-    """The suite on an engine, under each encoding."""
+    """The suite on an engine (``STORE``, a built-in backend's name), under each encoding."""
+
+    STORE: ClassVar[str]
+
+    @pytest.fixture(params=REVISIONS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from fresh(self.STORE, revision=request.param)
 
 
 def fresh(name: str, **options: str) -> Iterator[Adapter]:
@@ -72,15 +80,11 @@ def fresh(name: str, **options: str) -> Iterator[Adapter]:
 
 
 class TestReference(EngineConformanceTests):
-    @pytest.fixture(params=REVISIONS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from fresh("reference", revision=request.param)
+    STORE = "reference"
 
 
 class TestChroma(EngineConformanceTests):
-    @pytest.fixture(params=REVISIONS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from fresh("chroma", revision=request.param)
+    STORE = "chroma"
 
 
 @pytest.fixture(scope="module")
@@ -96,15 +100,15 @@ def chroma_url() -> Iterator[str]:
 
 
 class TestChromaServer(EngineConformanceTests):
+    STORE = "chroma-server"
+
     @pytest.fixture(params=REVISIONS)
     def adapter(self, request: pytest.FixtureRequest, chroma_url: str) -> Iterator[Adapter]:
         yield from fresh("chroma-server", url=chroma_url, revision=request.param)
 
 
 class TestQdrantEdge(EngineConformanceTests):
-    @pytest.fixture(params=REVISIONS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from fresh("qdrant-edge", revision=request.param)
+    STORE = "qdrant-edge"
 
 
 class PythonEvaluatorScale:
@@ -118,17 +122,13 @@ class PythonEvaluatorScale:
 
 
 class TestQdrantLocal(PythonEvaluatorScale, EngineConformanceTests):
-    @pytest.fixture(params=REVISIONS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from fresh("qdrant-local", revision=request.param)
+    STORE = "qdrant-local"
 
 
 class TestPgvector(EngineConformanceTests):
     """Exact (no vector index); the server is PGVECTOR_DSN or the process's throwaway one, shared by every test."""
 
-    @pytest.fixture(params=REVISIONS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from fresh("pgvector", revision=request.param)
+    STORE = "pgvector"
 
 
 class TestPgvectorForcedHnsw(AdapterConformanceTests):
@@ -166,9 +166,7 @@ class LanceDBDefaultReaders:
 
 
 class TestLanceDB(LanceDBDefaultReaders, EngineConformanceTests):
-    @pytest.fixture(params=REVISIONS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from fresh("lancedb", revision=request.param)
+    STORE = "lancedb"
 
 
 class TestLanceDBScalarIndexes(LanceDBDefaultReaders, EngineConformanceTests):
@@ -192,9 +190,7 @@ class LiteEvaluatorScale(PythonEvaluatorScale):
 class TestMilvus(LiteEvaluatorScale, EngineConformanceTests):
     """Milvus Lite in a temporary directory (FLAT, Strong), or the server at MILVUS_URI."""
 
-    @pytest.fixture(params=REVISIONS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from fresh("milvus", revision=request.param)
+    STORE = "milvus"
 
 
 @pytest.mark.docker
@@ -211,6 +207,8 @@ class TestMilvusServer(AdapterConformanceTests):
 
 @pytest.mark.docker
 class TestQdrantServer(AdapterConformanceTests):
+    STORE = "qdrant-server"
+
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
         if not os.environ.get("QDRANT_URL"):
@@ -244,9 +242,14 @@ call alone, and every other check (the generated property, the contract, placeme
 
 
 class BridgeConformanceTests(Budgets, AdapterConformanceTests):
-    """The suite through a bridge, on each search path; ``PLAIN_PATH_ONLY`` on the plain path only."""
+    """The suite through a bridge (``STORE``), on each search path; ``PLAIN_PATH_ONLY`` on the plain path only."""
 
+    STORE: ClassVar[str]
     EXAMPLES, SCALE = BRIDGE_EXAMPLES, BRIDGE_SCALE
+
+    @pytest.fixture(params=BRIDGE_PATHS)
+    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
+        yield from bridge(self.STORE, request.param)
 
     @pytest.fixture(autouse=True)
     def _plain_path_only(self, request: pytest.FixtureRequest) -> None:
@@ -258,34 +261,28 @@ class BridgeConformanceTests(Budgets, AdapterConformanceTests):
 
 
 class TestLangChainChroma(BridgeConformanceTests):
-    @pytest.fixture(params=BRIDGE_PATHS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from bridge("langchain-chroma", request.param)
+    STORE = "langchain-chroma"
 
 
 class TestLangChainQdrant(PythonEvaluatorScale, BridgeConformanceTests):
-    @pytest.fixture(params=BRIDGE_PATHS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from bridge("langchain-qdrant", request.param)
+    STORE = "langchain-qdrant"
 
 
 class TestLlamaIndexChroma(BridgeConformanceTests):
-    @pytest.fixture(params=BRIDGE_PATHS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from bridge("llamaindex-chroma", request.param)
+    STORE = "llamaindex-chroma"
 
 
 class TestLlamaIndexQdrant(PythonEvaluatorScale, BridgeConformanceTests):
-    @pytest.fixture(params=BRIDGE_PATHS)
-    def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
-        yield from bridge("llamaindex-qdrant", request.param)
+    STORE = "llamaindex-qdrant"
 
 
 # The PostgreSQL bridges need a server: PGVECTOR_DSN, or the pgvector backend's throwaway one; skipped otherwise.
 class TestLangChainPgvector(BridgeConformanceTests):
+    STORE = "langchain-pgvector"
+
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
-        yield from bridge("langchain-pgvector", "plain")
+        yield from bridge(self.STORE, "plain")
 
 
 BIND_IN_TEXT = ("finding: llama-index-vector-stores-postgres 0.9.0 pastes filter values into SQL text (the "
@@ -303,9 +300,11 @@ def bind_in_text(name: str) -> pytest.MarkDecorator | tuple[()]:
 
 
 class TestLlamaIndexPgvector(BridgeConformanceTests):
+    STORE = "llamaindex-pgvector"
+
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
-        yield from bridge("llamaindex-pgvector", "plain")
+        yield from bridge(self.STORE, "plain")
 
     @pytest.mark.parametrize("name", [pytest.param(n, marks=bind_in_text(n)) for n in IDENTITY_FIELDS])
     def test_identity_twins(self, native: Adapter, name: str) -> None:
@@ -326,14 +325,23 @@ class TestLlamaIndexPgvector(BridgeConformanceTests):
 # Qdrant bridges run on every path, and through Lite's row-by-row evaluator the four paths took 380 s and 293 s
 # of CPU (about 8 of CI's 30 minutes); tests/test_milvus_bridges.py runs the freshness lab on each other path.
 class TestLangChainMilvus(LiteEvaluatorScale, BridgeConformanceTests):
+    STORE = "langchain-milvus"
+
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
-        yield from bridge("langchain-milvus", "plain")
+        yield from bridge(self.STORE, "plain")
 
 
 class TestLlamaIndexMilvus(LlamaIndexMilvusRendering, LiteEvaluatorScale, BridgeConformanceTests):
     """MilvusVectorStore's filter rendering cannot carry some names: ``milvus_bridge_checks``."""
 
+    STORE = "llamaindex-milvus"
+
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
-        yield from bridge("llamaindex-milvus", "plain")
+        yield from bridge(self.STORE, "plain")
+
+
+# Every built-in store without a class of its own above gets one (adapters.descriptor): a store added as a package is
+# in the matrix at once, under both encodings (an engine) or through every search path (a bridge).
+described(globals(), EngineConformanceTests, BridgeConformanceTests)

@@ -11,10 +11,12 @@ settings) is ``tests/test_conformance_builtin.py``, in the slow set (``pytest -m
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 import test_conformance_builtin as full
+from conformance_matrix import covered
 from filterproof.adapters import Adapter
 from filterproof.conformance import AdapterConformanceTests
 
@@ -28,9 +30,18 @@ QUICK_LOOP_SCALE = 300
 
 
 class Quick:
-    """The quick tier's budgets, never above the command line's."""
+    """The quick tier's budgets, never above the command line's, on the store's default settings (an engine under
+    revision=query, a bridge through its plain path)."""
 
     SCALE = QUICK_SCALE
+    STORE: str
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        if isinstance(self, full.BridgeConformanceTests):
+            yield from full.bridge(self.STORE, "plain")
+        else:
+            yield from full.fresh(self.STORE)
 
     def examples(self, config: pytest.Config) -> int:
         return min(QUICK_EXAMPLES, super().examples(config))  # type: ignore[misc]
@@ -52,52 +63,10 @@ class QuickLoop(Quick):
 chroma_url = full.chroma_url
 
 
-class TestReference(Quick, full.TestReference):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.fresh("reference")
-
-
-class TestChroma(Quick, full.TestChroma):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.fresh("chroma")
-
-
 class TestChromaServer(Quick, full.TestChromaServer):
     @pytest.fixture()
     def adapter(self, chroma_url: str) -> Iterator[Adapter]:
-        yield from full.fresh("chroma-server", url=chroma_url)
-
-
-class TestQdrantEdge(Quick, full.TestQdrantEdge):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.fresh("qdrant-edge")
-
-
-class TestQdrantLocal(QuickLoop, full.TestQdrantLocal):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.fresh("qdrant-local")
-
-
-class TestPgvector(Quick, full.TestPgvector):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.fresh("pgvector")
-
-
-class TestLanceDB(Quick, full.TestLanceDB):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.fresh("lancedb")
-
-
-class TestMilvus(Quick, full.TestMilvus):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.fresh("milvus")
+        yield from full.fresh(self.STORE, url=chroma_url)
 
 
 class TestMilvusPartitionKey(Quick, AdapterConformanceTests):
@@ -111,61 +80,32 @@ class TestMilvusPartitionKey(Quick, AdapterConformanceTests):
         yield from full.fresh("milvus", tenant_mode="partition_key", revision="flag")
 
 
-class TestQdrantServer(Quick, full.TestQdrantServer):
-    """Needs QDRANT_URL (a Docker engine: docker compose up -d qdrant); skipped with the reason otherwise."""
-
-
-class TestLangChainChroma(Quick, full.TestLangChainChroma):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.bridge("langchain-chroma", "plain")
-
-
-class TestLangChainQdrant(QuickLoop, full.TestLangChainQdrant):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.bridge("langchain-qdrant", "plain")
-
-
-class TestLlamaIndexChroma(Quick, full.TestLlamaIndexChroma):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.bridge("llamaindex-chroma", "plain")
-
-
-class TestLlamaIndexQdrant(QuickLoop, full.TestLlamaIndexQdrant):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.bridge("llamaindex-qdrant", "plain")
-
-
-class TestLangChainPgvector(Quick, full.TestLangChainPgvector):
-    """Unparametrized in the full matrix already: the quick tier differs by its budgets."""
-
-
 class TestLlamaIndexPgvector(Quick, full.TestLlamaIndexPgvector):
-    """Unparametrized in the full matrix already: the quick tier differs by its budgets, and asks the twin worlds
-    once, without the pasted names (the full matrix records that finding as a strict xfail)."""
+    """The quick tier asks the twin worlds once, without the pasted names (the full matrix records that finding
+    as a strict xfail)."""
 
     @pytest.mark.parametrize("name", full.IDENTITY_FIELDS)
     def test_identity_twins(self, native: Adapter, name: str) -> None:
         pytest.skip("the quick tier runs test_identity_twins_but_pasted_names; the full matrix runs both")
 
 
-class TestLangChainMilvus(QuickLoop, full.TestLangChainMilvus):
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.bridge("langchain-milvus", "plain")
-
-
 class TestLlamaIndexMilvus(QuickLoop, full.TestLlamaIndexMilvus):
     """Asks the twin worlds once, with the names the integration renders (the full matrix records the rest as a
     strict xfail)."""
 
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.bridge("llamaindex-milvus", "plain")
-
     @pytest.mark.parametrize("name", full.IDENTITY_FIELDS)
     def test_identity_twins(self, native: Adapter, name: str) -> None:
         pytest.skip("the quick tier runs test_identity_twins_of_renderable_names; the full matrix runs both")
+
+
+def quick_tier(namespace: dict[str, Any]) -> None:
+    """The quick tier of every store class of the full matrix (``STORE``) not written above: the full class at the
+    quick budgets, the smaller scale tier where the store's filter is a Python loop (``PythonEvaluatorScale``)."""
+    written = covered(namespace)
+    for name, cls in vars(full).items():
+        if name.startswith("Test") and isinstance(cls, type) and getattr(cls, "STORE", None) not in (None, *written):
+            base = QuickLoop if issubclass(cls, full.PythonEvaluatorScale) else Quick
+            namespace[name] = type(name, (base, cls), {"__module__": __name__, "__doc__": cls.__doc__})
+
+
+quick_tier(globals())

@@ -10,7 +10,6 @@ import json
 import re
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import pytest
 
@@ -34,16 +33,6 @@ def hooks() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def nav_pages(entries: Any) -> list[str]:
-    if isinstance(entries, str):
-        return [entries]
-    if isinstance(entries, list):
-        return [page for entry in entries for page in nav_pages(entry)]
-    if isinstance(entries, dict):
-        return [page for value in entries.values() for page in nav_pages(value)]
-    return []
 
 
 def fenced_blocks(text: str) -> list[tuple[str, str, int]]:
@@ -83,7 +72,7 @@ def test_readme_links_reach_pages() -> None:
 
 def test_every_page_is_in_the_navigation() -> None:
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
-    listed = nav_pages(config["nav"])
+    listed = hooks().nav_pages(hooks().with_store_pages(config["nav"]))  # as the site is built
     assert len(listed) == len(set(listed)), "a page listed twice"
     on_disk = {str(page.relative_to(DOCS)) for page in PAGES}
     assert set(listed) == on_disk, (set(listed) ^ on_disk)

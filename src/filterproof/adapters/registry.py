@@ -7,9 +7,10 @@ A package adds a backend by declaring, in its ``pyproject.toml``::
 
 where ``MyStoreAdapter(options)`` returns an adapter. When the class declares
 ``Options`` (an ``AdapterOptions`` model) it receives the validated model; otherwise
-the spec's options as a dict of strings. Built-in backends declare their options
-in modules that import no store client, so that a spec is validated (``resolve``)
-before anything heavy loads, and a missing extra is named with its install command.
+the spec's options as a dict of strings. Built-in backends are described in their own
+packages (``adapters.descriptor``) and declare their options in modules that import no
+store client, so that a spec is validated (``resolve``) before anything heavy loads, and
+a missing extra is named with its install command.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from filterproof.adapters.base import Adapter
+from filterproof.adapters.descriptor import stores
 from filterproof.adapters.options import AdapterOptions, NoOptions
 from filterproof.adapters.spec import BackendSpec
 from filterproof.errors import BackendUnavailable, OptionError, UsageError
@@ -38,57 +40,8 @@ class Builtin:
     summary: str
 
 
-_ADAPTERS = "filterproof.adapters"
-_BRIDGES = f"{_ADAPTERS}.bridges"
-BUILTIN: dict[str, Builtin] = {
-    "reference": Builtin(f"{_ADAPTERS}.reference:ReferenceAdapter", f"{_ADAPTERS}.reference:ReferenceOptions",
-                         None, "exact in-memory cosine search; the oracle"),
-    "chroma": Builtin(f"{_ADAPTERS}.chroma:ChromaAdapter", f"{_ADAPTERS}.chroma.options:ChromaOptions", "chroma",
-                      "Chroma in process"),
-    "chroma-server": Builtin(f"{_ADAPTERS}.chroma:ChromaServerAdapter",
-                             f"{_ADAPTERS}.chroma.options:ChromaServerOptions", "chroma",
-                             "a Chroma server over HTTP (CHROMA_URL, else `chroma run`)"),
-    "qdrant-edge": Builtin(f"{_ADAPTERS}.qdrant:QdrantEdgeAdapter", f"{_ADAPTERS}.qdrant.options:QdrantEdgeOptions",
-                           "qdrant", "the Qdrant engine in process (HNSW, payload indexes)"),
-    "qdrant-local": Builtin(f"{_ADAPTERS}.qdrant:QdrantLocalAdapter",
-                            f"{_ADAPTERS}.qdrant.options:QdrantLocalOptions", "qdrant",
-                            "qdrant-client local mode (exact, pure Python)"),
-    "qdrant-server": Builtin(f"{_ADAPTERS}.qdrant:QdrantServerAdapter",
-                             f"{_ADAPTERS}.qdrant.options:QdrantServerOptions", "qdrant",
-                             "a Qdrant server at QDRANT_URL"),
-    "pgvector": Builtin(f"{_ADAPTERS}.pgvector:PgvectorAdapter", f"{_ADAPTERS}.pgvector.options:PgvectorOptions",
-                        "pgvector", "PostgreSQL + pgvector (PGVECTOR_DSN, else a throwaway server)"),
-    "lancedb": Builtin(f"{_ADAPTERS}.lancedb:LanceDBAdapter", f"{_ADAPTERS}.lancedb.options:LanceDBOptions",
-                       "lancedb", "LanceDB embedded, in a temporary directory"),
-    "milvus": Builtin(f"{_ADAPTERS}.milvus:MilvusAdapter", f"{_ADAPTERS}.milvus.options:MilvusOptions", "milvus",
-                      "Milvus Lite in process (a temporary directory), or a Milvus server at MILVUS_URI"),
-    # Bridges: the same engines through the framework integrations applications call (adapters/bridges).
-    "langchain-chroma": Builtin(f"{_BRIDGES}.langchain_stores:LangChainChromaBridge",
-                                f"{_BRIDGES}.options:ChromaBridgeOptions", "langchain",
-                                "LangChain's Chroma integration (langchain-chroma), in process"),
-    "langchain-qdrant": Builtin(f"{_BRIDGES}.langchain_stores:LangChainQdrantBridge",
-                                f"{_BRIDGES}.options:QdrantBridgeOptions", "langchain",
-                                "LangChain's Qdrant integration (langchain-qdrant), local mode"),
-    "llamaindex-chroma": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexChromaBridge",
-                                 f"{_BRIDGES}.options:ChromaBridgeOptions", "llamaindex",
-                                 "LlamaIndex's ChromaVectorStore, in process"),
-    "llamaindex-qdrant": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexQdrantBridge",
-                                 f"{_BRIDGES}.options:QdrantBridgeOptions", "llamaindex",
-                                 "LlamaIndex's QdrantVectorStore, local mode"),
-    "langchain-pgvector": Builtin(f"{_BRIDGES}.langchain_stores:LangChainPgvectorBridge",
-                                  f"{_BRIDGES}.options:PgBridgeOptions", "langchain",
-                                  "LangChain's PGVector (langchain-postgres); PGVECTOR_DSN or the "
-                                  "pgvector backend's server"),
-    "llamaindex-pgvector": Builtin(f"{_BRIDGES}.llamaindex_stores:LlamaIndexPgvectorBridge",
-                                   f"{_BRIDGES}.options:PgBridgeOptions", "llamaindex",
-                                   "LlamaIndex's PGVectorStore; PGVECTOR_DSN or the pgvector backend's server"),
-    "langchain-milvus": Builtin(f"{_BRIDGES}.langchain_milvus:LangChainMilvusBridge",
-                                f"{_BRIDGES}.options:MilvusBridgeOptions", "langchain",
-                                "LangChain's Milvus integration (langchain-milvus), Milvus Lite in process"),
-    "llamaindex-milvus": Builtin(f"{_BRIDGES}.llamaindex_milvus:LlamaIndexMilvusBridge",
-                                 f"{_BRIDGES}.options:MilvusBridgeOptions", "llamaindex",
-                                 "LlamaIndex's MilvusVectorStore, Milvus Lite in process"),
-}
+BUILTIN: dict[str, Builtin] = {s.name: Builtin(s.factory, s.options, s.extra, s.summary) for s in stores()}
+"""The built-in backends, by name, read from each store's descriptor (``adapters.descriptor``)."""
 
 
 def _installed() -> dict[str, str]:

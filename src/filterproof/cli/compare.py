@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from filterproof.adapters.descriptor import embedded
 from filterproof.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -33,9 +34,9 @@ from filterproof.guardian import end_stopped
 if TYPE_CHECKING:
     from filterproof.truth import Prepared
 
-DEFAULT_BACKENDS = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb", "milvus"]
-"""The embedded backends, run when no --backend is given; one whose extra is not installed is left out
-with a notice (asked for by name, it is an error)."""
+DEFAULT_BACKENDS = embedded()
+"""The embedded backends (``adapters.descriptor``), run when no --backend is given; one whose extra is not
+installed is left out with a notice (asked for by name, it is an error)."""
 
 EMBEDDING_HELP = ("Vectors: by default the fixture's own when it carries them, else tfidf. module:callable: your "
                   "function that embeds a list of texts (see docs/guides/your-own-vectors.md); tfidf, svd or fixture "
@@ -43,7 +44,8 @@ EMBEDDING_HELP = ("Vectors: by default the fixture's own when it carries them, e
 
 Backends = Annotated[list[str] | None, typer.Option(
     "--backend", "-b", help="name or name:key=value,... (options of that backend; see `filterproof backends`); "
-                            "repeat for several, the same name with other options too. Default: the embedded ones.")]
+                            "repeat for several, the same name with other options too. Default: the embedded "
+                            f"ones, {', '.join(DEFAULT_BACKENDS)}.")]
 
 
 def compare_command(

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from filterproof.adapters.descriptor import freshness_defaults
 from filterproof.cli.checks import at_least
 from filterproof.cli.common import (
     EXIT_INTERRUPTED,
@@ -29,7 +30,8 @@ from filterproof.guardian import end_stopped
 
 PHASES = {"indexing": "indexing the documents", "readers": "opening the readers",
           "changes": "readers querying; making the changes", "settling": "the last change made; settling"}
-DEFAULT_BACKENDS = ["reference", "lancedb", "lancedb:read_consistency_s=0", "chroma", "pgvector"]
+DEFAULT_BACKENDS = freshness_defaults()
+"""What each store's description names for freshness by default (``adapters.descriptor``)."""
 
 ReadersIn = Annotated[str, typer.Option(
     "--readers-in", help="threads: each reader a thread of this process with its own client (open_reader); "
@@ -38,8 +40,8 @@ ReadersIn = Annotated[str, typer.Option(
 
 def freshness_command(
     backend: Annotated[list[str] | None, typer.Option(
-        "--backend", "-b", help="name or name:key=value,...; repeat for several. Default: reference, lancedb "
-                                "(default and read_consistency_s=0), chroma, pgvector.")] = None,
+        "--backend", "-b", help=f"name or name:key=value,...; repeat for several. Default: "
+                                f"{', '.join(DEFAULT_BACKENDS)}.")] = None,
     readers: Annotated[int, typer.Option(min=1, max=64, help="Readers querying continuously.")] = 4,
     readers_in: ReadersIn = "threads",
     changes: Annotated[int, typer.Option(min=1, max=100_000, help="Changes the writer makes: revoke, supersede, "

@@ -35,17 +35,18 @@ def shown(name: str) -> str:
     return name if re.fullmatch(r"[\w.-]+(?::[\w.=-]+)?", name) else repr(name)
 
 
+def target_names() -> str:
+    """The built-in targets, as the stores' descriptors list them (``adapters.descriptor``, no engine imported)."""
+    from filterproof.adapters.descriptor import fuzz_targets
+
+    return ", ".join(t.name + (f" ({t.needs})" if t.needs else "") for t in fuzz_targets())
+
+
 def fuzz_command(
     backend: Annotated[list[str] | None, typer.Option(
-        "--backend", "-b", help="A fuzz target (repeat): qdrant-local, qdrant-edge, qdrant-server (QDRANT_URL), "
-                                "chroma, chroma-server, lancedb, pgvector-typed, pgvector-jsonb, milvus, "
-                                "milvus-server (MILVUS_URI), llamaindex-qdrant, llamaindex-chroma, "
-                                "llamaindex-pgvector, llamaindex-milvus, llamaindex-lancedb (LlamaIndex "
-                                "MetadataFilters), langchain-pgvector (LangChain filter dicts), selfquery-qdrant, "
-                                "selfquery-chroma, selfquery-milvus, selfquery-pgvector (LangChain's "
-                                "SelfQueryRetriever), or module:Class (your own). Default: every installed one. Two "
-                                "targets of one filter language are also diffed. With --replay: the module:Class "
-                                "targets the finding may open.")] = None,
+        "--backend", "-b", help=f"A fuzz target (repeat): {target_names()}, or module:Class (your own). Default: "
+                                "every installed one. Two targets of one filter language are also diffed. With "
+                                "--replay: the module:Class targets the finding may open.")] = None,
     budget: Annotated[str, typer.Option(help="How long to generate cases: 60s, 2m.")] = "60s",
     seed: Annotated[int, typer.Option(help="The generator's seed: a seed and a case count name the cases.")] = 1,
     cases: Annotated[int | None, typer.Option(help="Stop after this many filters (with the budget).")] = None,

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from filterproof.adapters.descriptor import sweep_defaults
 from filterproof.cli.checks import at_least, finite_number, fraction, writable_dir
 from filterproof.cli.common import (
     EXIT_OK,
@@ -33,7 +34,8 @@ from filterproof.cli.common import (
 )
 from filterproof.guardian import end_stopped
 
-DEFAULT_SWEEP_BACKENDS = ["reference", "chroma", "qdrant-edge"]
+DEFAULT_SWEEP_BACKENDS = sweep_defaults()
+"""What the stores' descriptions name for a sweep by default (``adapters.descriptor``)."""
 DEFAULT_FIT_SAMPLE = 100_000
 """As ``truth.DEFAULT_FIT_SAMPLE`` (not imported: ``filterproof --help`` loads no numpy)."""
 SELECTIVITY_HELP = "Selectivities (fractions of the corpus a case's principal may use), comma separated."
@@ -126,7 +128,7 @@ def sweep_command(
     fixture: Annotated[Path | None, typer.Argument(help="A fixture to sweep instead of generating one.")] = None,
     backend: Annotated[list[str] | None, typer.Option(
         "--backend", "-b", help="name or name:key=value,... (one index build each); repeat. "
-                                "Default: reference, chroma, qdrant-edge.")] = None,
+                                f"Default: {', '.join(DEFAULT_SWEEP_BACKENDS)}.")] = None,
     docs: Docs = 100_000, seed: Seed = 0, selectivity: Levels = None, cases_per_level: CasesPerLevel = 20,
     tenants: Tenants = 8, tenant_skew: Skew = 2.5, malformed: Malformed = 0.001,
     k: Annotated[str, typer.Option("--k", help="Cut-offs K, comma separated.")] = "1,10",

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from filterproof.adapters.descriptor import fuzz_targets
 from filterproof.errors import UsageError
 from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.target import Target
@@ -28,32 +29,9 @@ class TargetUnavailable(TargetError, ImportError):
     """A target whose engine is not installed here, or whose server does not answer: ``installed`` leaves it out.
     An ``ImportError`` too, as the targets raise it: ``except ImportError`` around ``open_target`` still holds."""
 
-TARGETS = {
-    "reference": "filterproof.fuzz.targets.reference:ReferenceTarget",
-    "qdrant-local": "filterproof.fuzz.targets.qdrant:QdrantLocal",
-    "qdrant-edge": "filterproof.fuzz.targets.qdrant:QdrantEdge",
-    "qdrant-server": "filterproof.fuzz.targets.qdrant_server:QdrantServer",
-    "chroma": "filterproof.fuzz.targets.chroma:ChromaTarget",
-    "chroma-server": "filterproof.fuzz.targets.chroma_server:ChromaServerTarget",
-    "lancedb": "filterproof.fuzz.targets.lancedb:LanceDBTarget",
-    "milvus": "filterproof.fuzz.targets.milvus:MilvusTarget",
-    "milvus-server": "filterproof.fuzz.targets.milvus_server:MilvusServerTarget",
-    "pgvector-typed": "filterproof.fuzz.targets.pgvector:PgvectorTyped",
-    "pgvector-jsonb": "filterproof.fuzz.targets.pgvector:PgvectorJsonb",
-    "llamaindex-qdrant": "filterproof.fuzz.targets.llamaindex:LlamaIndexQdrant",
-    "llamaindex-chroma": "filterproof.fuzz.targets.llamaindex_chroma:LlamaIndexChroma",
-    "llamaindex-pgvector": "filterproof.fuzz.targets.llamaindex_pgvector:LlamaIndexPgvector",
-    "llamaindex-milvus": "filterproof.fuzz.targets.llamaindex_milvus:LlamaIndexMilvus",
-    "llamaindex-lancedb": "filterproof.fuzz.targets.llamaindex_lancedb:LlamaIndexLanceDB",
-    "langchain-pgvector": "filterproof.fuzz.targets.langchain:LangChainPgvector",
-    "selfquery-qdrant": "filterproof.fuzz.targets.selfquery_stores:SelfQueryQdrant",
-    "selfquery-chroma": "filterproof.fuzz.targets.selfquery_stores:SelfQueryChroma",
-    "selfquery-milvus": "filterproof.fuzz.targets.selfquery_stores:SelfQueryMilvus",
-    "selfquery-pgvector": "filterproof.fuzz.targets.selfquery_stores:SelfQueryPgvector",
-}
-FAMILIES = {"qdrant-local": "qdrant", "qdrant-edge": "qdrant", "qdrant-server": "qdrant", "pgvector-typed": "pgvector",
-            "pgvector-jsonb": "pgvector", "chroma": "chroma", "chroma-server": "chroma", "milvus": "milvus",
-            "milvus-server": "milvus"}
+TARGETS = {t.name: t.target for t in fuzz_targets()}
+"""The built-in targets by name (``module:Class``), from the stores' descriptors (``adapters.descriptor``)."""
+FAMILIES = {t.name: t.family for t in fuzz_targets() if t.family is not None}
 """Targets of one filter language, which the fuzzer pairs for the differential oracle."""
 
 
