@@ -69,6 +69,12 @@ class TestChromaServer(Quick, full.TestChromaServer):
         yield from full.fresh(self.STORE, url=chroma_url)
 
 
+class TestQdrantServer(Quick, full.TestQdrantServer):
+    """Needs QDRANT_URL (a Docker engine: docker compose up -d qdrant); skipped with the reason otherwise."""
+
+    adapter = full.TestQdrantServer.adapter
+
+
 class TestMilvusPartitionKey(Quick, AdapterConformanceTests):
     """Milvus's partition-key multi-tenancy (tenant is the partition key, 16 partitions), under revision=flag: in
     the quick tier only. It changes where rows live, not how the expression is evaluated, and the full matrix's

@@ -19,6 +19,7 @@ Qdrant's NOT is ``must_not``, the complement: the target is two-valued.
 from __future__ import annotations
 
 import uuid
+import warnings
 from datetime import date
 from typing import Any, ClassVar
 
@@ -108,7 +109,9 @@ class LlamaIndexQdrant(Target):
         nodes = [TextNode(id_=node_id(i), text=d, embedding=[1.0, 0.01 * (i + 1)], metadata=dict(docs[d]))
                  for i, d in enumerate(docs)]
         if nodes:
-            self.store.add(nodes)
+            with warnings.catch_warnings():  # its first add creates a payload index, a no-op in local mode: it warns
+                warnings.filterwarnings("ignore", message="Payload indexes have no effect")
+                self.store.add(nodes)
 
     def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
         from llama_index.core.vector_stores.types import VectorStoreQuery
