@@ -27,7 +27,7 @@ mkdir -p "$(dirname "$txt")"
 final=$txt
 txt="$RESULTS/$name.partial.txt"
 # FILTERPROOF: another build of the command (the "before" measurements ran the code of d11ba2c this way).
-cmd=(${FILTERPROOF:-.venv/bin/filterproof} sweep "$@" --out "$RESULTS/$name")
+cmd=(${FILTERPROOF:-.venv/bin/filterproof} sweep "$@" --force --out "$RESULTS/$name")
 shown="/usr/bin/time -v ${cmd[*]}"
 stderr=$(mktemp)
 loads=$(mktemp)

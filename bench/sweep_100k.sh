@@ -16,7 +16,7 @@ mkdir -p "$RESULTS"
 run() {  # name, then filterproof sweep arguments
     local name=$1; shift
     local start=$SECONDS
-    COLUMNS=160 "$FP" sweep -n 100000 --seed 0 --out "$RESULTS/$name" "$@" | tee "$RESULTS/$name.txt"
+    COLUMNS=160 "$FP" sweep -n 100000 --seed 0 --force --out "$RESULTS/$name" "$@" | tee "$RESULTS/$name.txt"
     echo "wall clock of 'filterproof sweep' ($name): $((SECONDS - start)) s; load average now: $(cut -d' ' -f1-3 /proc/loadavg)" \
         | tee -a "$RESULTS/$name.txt"
 }

@@ -19,7 +19,7 @@ run() {  # name, documents, then filterproof sweep arguments
     local name=$1 n=$2; shift 2
     local start=$SECONDS
     echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$RESULTS/$name.txt"
-    COLUMNS=160 "$FP" sweep -n "$n" --seed 0 --out "$RESULTS/$name" "$@" | tee -a "$RESULTS/$name.txt"
+    COLUMNS=160 "$FP" sweep -n "$n" --seed 0 --force --out "$RESULTS/$name" "$@" | tee -a "$RESULTS/$name.txt"
     echo "wall clock of 'filterproof sweep' ($name): $((SECONDS - start)) s; load average now: $(cut -d' ' -f1-3 /proc/loadavg)" \
         | tee -a "$RESULTS/$name.txt"
 }

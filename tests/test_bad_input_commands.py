@@ -453,3 +453,13 @@ def test_a_usage_error_the_parser_finds_is_one_line_too(argv: list[str], words: 
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: filterproof") and words in lines[0], result.output
+
+
+def test_a_sweep_never_replaces_an_earlier_report_in_out_unless_forced(tmp_path: Path) -> None:
+    """--out names a directory, not the files in it: a report an earlier sweep wrote there is kept (exit 2, before
+    any work), unless --force."""
+    earlier = tmp_path / "report.json"
+    earlier.write_text('{"the earlier": "report"}')
+    result = runner.invoke(app, ["sweep", "-n", "100", "-b", "reference", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "already holds report.json" in result.output and "--force" in result.output
+    assert earlier.read_text() == '{"the earlier": "report"}'

@@ -155,6 +155,8 @@ def sweep_command(
     replot: Annotated[Path | None, typer.Option(help="Run nothing: redraw tables, figures and HTML from this "
                                                      "report.json into --out.")] = None,
     no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when a backend leaks or fails.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace the report a sweep wrote into --out before "
+                                                        "(without it, such a directory is refused).")] = False,
     in_process: InProcess = False,
 ) -> None:
     """Sweep strategies x backends x selectivities x K against the exact filtered ground truth."""
@@ -183,6 +185,10 @@ def sweep_command(
         _figures(results, out or replot.parent, plots)
         raise typer.Exit(EXIT_OK)
     out = writable_dir(out or Path("sweep"), "--out")  # before the run: its report would be lost after it
+    held = [name for name in ("report.json", "report.html") if (out / name).exists()]
+    if held and not force:
+        raise fail(f"--out {out}: already holds {' and '.join(held)} (an earlier sweep's): give another directory, "
+                   "or --force to replace them")
     if vectors_dir is not None and not vectors_dir.is_dir():
         raise fail(f"--vectors-dir {vectors_dir}: not a directory")
     if vectors_dir is not None:
