@@ -18,6 +18,7 @@ from filterproof.adapters import registry
 from filterproof.adapters.descriptor import embedded
 from filterproof.cli import app
 from filterproof.fixtures import shipped
+from one_line import one_line_error
 
 EMBEDDED = [*embedded(), "pgvector"]
 """compare's default backends (adapters.descriptor), and pgvector on its throwaway server."""
@@ -40,14 +41,6 @@ def invoke(*args: str) -> Result:
     assert "Traceback" not in result.output, result.output
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
     return result
-
-
-def one_line_error(result: Result, *fragments: str) -> None:
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
 
 
 ODD = {

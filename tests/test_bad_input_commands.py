@@ -17,6 +17,7 @@ from typer.testing import CliRunner, Result
 
 from filterproof.cli import app
 from filterproof.fixtures import shipped
+from one_line import one_line_error
 
 runner = CliRunner()
 LAB = str(shipped("freshness-lab.json"))
@@ -105,15 +106,6 @@ def ends_in_an_error(result: Result, *fragments: str) -> str:
     for fragment in fragments:
         assert fragment in lines[-1], lines[-1]
     return lines[-1]
-
-
-def one_line_error(result: Result, *fragments: str) -> str:
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
 
 
 @pytest.fixture

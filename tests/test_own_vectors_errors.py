@@ -16,6 +16,7 @@ from typer.testing import CliRunner, Result
 
 from filterproof.cli import app
 from filterproof.fixtures import shipped
+from one_line import one_line_error
 
 DIM = 12
 runner = CliRunner()
@@ -73,14 +74,6 @@ def invoke(*args: str) -> Result:
     assert "Traceback" not in result.output, result.output
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
     return result
-
-
-def one_line_error(result: Result, *fragments: str) -> None:
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
 
 
 def inline_lab() -> dict[str, Any]:

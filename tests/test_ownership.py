@@ -26,6 +26,7 @@ import pytest
 from typer.testing import CliRunner
 
 from filterproof.cli import app
+from one_line import one_line_error
 
 REPO = Path(__file__).resolve().parent.parent
 LAB = str(REPO / "fixtures" / "freshness-lab.json")
@@ -43,10 +44,7 @@ def compare(spec: str) -> Any:
 
 
 def refused(result: Any, what: str) -> None:
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: ") and what in lines[0], result.output
-    assert "was not created by filterproof" in lines[0] and "replace=true" in lines[0]
+    one_line_error(result, what, "was not created by filterproof", "replace=true")
 
 
 # -- the user's stores ------------------------------------------------------------------------------------------
