@@ -344,7 +344,12 @@ class ChromaAdapter(_ChromaStore):
         if path and not self.options.collection:
             self.instead = "another collection=NAME or another path"
         # Ephemeral clients of one process share one in-memory system: a fresh name per adapter.
-        self._attach(client, collection_name(self.options.collection, fixed=bool(path)), drop_on_close=not path)
+        try:
+            self._attach(client, collection_name(self.options.collection, fixed=bool(path)), drop_on_close=not path)
+        except BaseException:  # a collection that is not ours (NotOurs): the path is free again at once
+            if self._lock is not None:
+                self._lock.release()
+            raise
 
     @property
     def _where(self) -> str:
