@@ -20,17 +20,12 @@ def covered(namespace: dict[str, Any]) -> set[str]:
     return {value.STORE for value in namespace.values() if isinstance(value, type) and hasattr(value, "STORE")}
 
 
-def described(namespace: dict[str, Any], engine: type, bridge: type,
-              bases: tuple[type, ...] = ()) -> list[str]:
-    """Add to ``namespace`` a class (``bases`` first, then ``engine`` or ``bridge``) for each store not covered;
-    the names of the classes added."""
-    added = []
+def described(namespace: dict[str, Any], engine: type, bridge: type) -> None:
+    """Add to ``namespace`` a class of ``engine`` or ``bridge`` for each store not covered."""
     for store in stores():
         if store.name in covered(namespace):
             continue
         name = class_name(store)
-        namespace[name] = type(name, (*bases, bridge if store.kind == "bridge" else engine),
+        namespace[name] = type(name, (bridge if store.kind == "bridge" else engine,),
                                {"STORE": store.name, "__module__": namespace["__name__"],
                                 "__doc__": f"{store.name}: {store.summary} (from its description)"})
-        added.append(name)
-    return added

@@ -90,10 +90,6 @@ def stores() -> tuple[Store, ...]:
     return tuple(sorted(found, key=lambda store: (store.order, store.name)))
 
 
-def store(name: str) -> Store:
-    return next(s for s in stores() if s.name == name)
-
-
 def embedded() -> list[str]:
     """``compare``'s default backends: the embedded stores, the reference first."""
     return [s.name for s in stores() if s.embedded]

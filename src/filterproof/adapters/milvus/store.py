@@ -98,11 +98,11 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         self.capabilities = capabilities_of(opts, persistent=bool(opts.collection) and self._temporary is None)
         self._created = False
         try:
-            self._claim()
+            ours = self._claim()[1]
         except BaseException:
             self.close()
             raise
-        self._dim = self._existing_dim()
+        self._dim = self._existing_dim(ours)
         self._keys = KeyCache(mx.text)
         self._refused = Refusals()
 
@@ -116,17 +116,17 @@ class MilvusAdapter(OpensReaders, AdapterBase):
     owned_objects = staticmethod(owned)
     """For ``filterproof clean``: every collection of the Lite file or server that carries the marker."""
 
-    def _claim(self) -> bool:
-        """Refuse a collection of this name that filterproof did not create; whether one exists."""
+    def _claim(self) -> tuple[bool, bool]:
+        """Refuse a collection of this name that filterproof did not create; whether one exists, and whether it
+        is ours."""
         exists, mark = collection_mark(self.client, self._name)
         claim(self.name, f"collection {self._name!r} in {self.uri}", exists=exists and not self._created, mark=mark,
               replace=self.options.replace, instead="another collection=NAME (or none: a fresh one, dropped after)")
-        return exists
+        return exists, exists and Marker.parse(mark) is not None
 
-    def _existing_dim(self) -> int:
+    def _existing_dim(self, ours: bool) -> int:
         """The dimension of a collection of ours of this name (0: none; a user's, replace=true, is not read)."""
-        exists, mark = collection_mark(self.client, self._name)
-        if not exists or Marker.parse(mark) is None:
+        if not ours:
             return 0
         for field in self.client.describe_collection(self._name)["fields"]:
             if field["name"] == mx.VECTOR:
@@ -148,7 +148,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         if dim < 1:
             raise ValueError(f"dimension must be positive, got {dim}")
         opts, client = self.options, self.client
-        if self._claim():
+        if self._claim()[0]:
             client.drop_collection(self._name)
         extra = {"num_partitions": opts.num_partitions} if opts.tenant_mode == "partition_key" else {}
         client.create_collection(self._name, schema=schema(client, dim, opts),

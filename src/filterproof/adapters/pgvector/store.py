@@ -118,8 +118,7 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         self._table = opts.table or f"fp_{uuid.uuid4().hex[:12]}"
         self._drop_on_close = not opts.table
         self._created = False
-        self._claim()
-        self._dim, self._indexed = self._existing()
+        self._dim, self._indexed = self._existing(ours=self._claim())
         self._analyzed_rows, self._written = 0, 0
         self._keys = KeyCache(pgsql.pg_text)
         self._refused = Refusals()
@@ -146,19 +145,21 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
             self._conn.execute("SELECT set_config(%s, %s, false)", (key, value))
         return version
 
-    def _claim(self) -> None:
-        """Refuse a table of this name that filterproof did not create (``adapters.ownership``), before any write."""
+    def _claim(self) -> bool:
+        """Refuse a table of this name that filterproof did not create (``adapters.ownership``), before any write;
+        whether a table of ours exists."""
         exists, comment = table_mark(self._conn, self._table)
         claim(self.name, f"table {self._table!r} on the server", exists=exists and not self._created, mark=comment,
               replace=self.options.replace, instead="another table=NAME (or none: a fresh table, dropped after)")
+        return exists and Marker.parse(comment) is not None
 
     owned_objects = staticmethod(owned)
     """For ``filterproof clean``: every table, schema and database on the server that carries the marker."""
 
-    def _existing(self) -> tuple[int, bool]:
+    def _existing(self, ours: bool) -> tuple[int, bool]:
         """The dimension of a table of ours of this name that exists already (0: none, or the user's, which
         replace=true lets reset drop), and whether it has a vector index."""
-        if Marker.parse(table_mark(self._conn, self._table)[1]) is None:
+        if not ours:
             return 0, False
         row = self._conn.execute("SELECT a.atttypmod FROM pg_attribute a WHERE a.attrelid = to_regclass(%s) "
                                  "AND a.attname = 'embedding'", (self._table,)).fetchone()
