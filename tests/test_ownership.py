@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -395,12 +396,29 @@ def test_the_suite_refuses_every_spelling_that_names_a_users_object(
                  chroma_snapshot(lambda: http_client(user_chroma_server), ("docs",)),
                  lambda: files(user_qdrant / "collection"))
     expected = [snapshot() for snapshot in snapshots]
-    env = {"PGVECTOR_DSN": user_postgres, "CHROMA_URL": user_chroma_server}
-    for spec, what in (("pgvector:table=docs", "table 'docs'"), (f"chroma:path={path},collection=docs", "'docs'"),
-                       (f"chroma:path={path}", "'filterproof'"), ("chroma-server:collection=docs", "'docs'"),
-                       (f"milvus:uri={user_milvus},collection=docs", "'docs'"),
-                       (f"qdrant-local:path={user_qdrant}", "'filterproof'")):
-        run = suite(spec, tmp_path, **env)
-        assert run.returncode == 2, (spec, run.stdout[-2000:])
-        assert what in run.stdout + run.stderr and "was not created by filterproof" in run.stdout + run.stderr
+    spellings = {"pgvector:table=docs": "table 'docs'", f"chroma:path={path},collection=docs": "'docs'",
+                 f"chroma:path={path}": "'filterproof'", "chroma-server:collection=docs": "'docs'",
+                 f"milvus:uri={user_milvus},collection=docs": "'docs'",
+                 f"qdrant-local:path={user_qdrant}": "'filterproof'"}
+    # One interpreter runs the suite once per spelling (pytest.main): each run ends at its first test, so the
+    # imports, not the runs, are what a process per spelling would cost (about 7 s each).
+    run = subprocess.run([sys.executable, "-c", SUITE_PER_SPELLING, *spellings], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=900, env={**os.environ, "PGVECTOR_DSN": user_postgres,
+                                                         "CHROMA_URL": user_chroma_server})
+    parts = re.split(r"^=== the suite on (.+) exit (\d+)$", run.stdout, flags=re.MULTILINE)
+    runs = [(parts[i + 1], int(parts[i + 2]), parts[i]) for i in range(0, len(parts) - 1, 3)]
+    assert [spec for spec, _, _ in runs] == list(spellings), run.stdout[-3000:] + run.stderr[-2000:]
+    for spec, code, output in runs:
+        assert code == 2, (spec, output[-2000:])
+        assert spellings[spec] in output and "was not created by filterproof" in output, (spec, output[-2000:])
     assert [snapshot() for snapshot in snapshots] == expected
+
+
+SUITE_PER_SPELLING = """
+import sys
+import pytest
+
+for spec in sys.argv[1:]:
+    code = pytest.main(["--pyargs", "filterproof.conformance", "-p", "no:cacheprovider", "-q", "-x", "--backend", spec])
+    print(f"=== the suite on {spec} exit {int(code)}", flush=True)
+"""
