@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from filterproof.fuzz import lang
+from filterproof.adapters import filterlang
 from filterproof.fuzz.finding import Finding
 from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.report import load_finding
@@ -36,7 +36,7 @@ def explained(finding: Finding, known: Sequence[Known]) -> Known | None:
 
 def unexplained(findings: Sequence[Finding], known: Sequence[Known]) -> list[str]:
     """Each finding no ``Known`` explains, described with its world and filter (empty: all recorded)."""
-    return [f"{f.signature}: {f.describe()} world {f.docs} ({lang.show(f.expr)})" for f in findings
+    return [f"{f.signature}: {f.describe()} world {f.docs} ({filterlang.show(f.expr)})" for f in findings
             if explained(f, known) is None]
 
 

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import And, Cond, Not, Or
 from filterproof.cli import app
-from filterproof.fuzz import lang, semantics
+from filterproof.fuzz import semantics
 from filterproof.fuzz.finding import Judge
 from filterproof.fuzz.generate import Allows, Generator
-from filterproof.fuzz.lang import And, Cond, Not, Or
 from filterproof.fuzz.oracles import conditions, partition
 from filterproof.fuzz.run import fuzz, signature
 from filterproof.fuzz.targets import open_target
@@ -36,14 +37,15 @@ def test_every_generated_filter_and_value_goes_to_json_and_back() -> None:
     generator.world(8)
     for _ in range(300):
         expr = generator.filter()
-        assert lang.from_json(json.loads(json.dumps(lang.to_json(expr)))) == expr
+        assert filterlang.from_json(json.loads(json.dumps(filterlang.to_json(expr)))) == expr
 
 
 def test_a_target_that_says_fewer_operators_is_asked_only_those() -> None:
     """``Allows.ops``: the generator asks no other operator (and no field with none of them); all operators allowed,
     a seed asks exactly what it asks without the restriction (the committed seeded runs stay as they are)."""
     said = ("eq", "ne", "gt", "lt")
-    narrow, full, plain = Generator(3, Allows(ops=said)), Generator(3, Allows()), Generator(3, Allows(ops=lang.OPS))
+    narrow, full = Generator(3, Allows(ops=said)), Generator(3, Allows())
+    plain = Generator(3, Allows(ops=filterlang.OPS))
     for generator in (narrow, full, plain):
         generator.world(8)
     asked = [c.op for _ in range(300) for c in conditions(narrow.filter())]
@@ -82,7 +84,7 @@ def test_unknown_operators_and_misshapen_values_raise() -> None:
     (And(()), {}, True),
     (Or(()), {}, False),
 ])
-def test_the_neutral_evaluator_in_three_valued_logic(expr: lang.Expr, doc: dict[str, object],
+def test_the_neutral_evaluator_in_three_valued_logic(expr: filterlang.Expr, doc: dict[str, object],
                                                       truth: bool | None) -> None:
     assert semantics.truth(expr, doc) is truth
 
@@ -141,7 +143,7 @@ def test_unknown_under_the_null_rule_is_exactly_where_a_null_makes_the_filter_un
                     continue  # unknown for another reason than a null (a list under eq, past 2^53)
                 judged += 1
                 unknown = semantics.truth(semantics.unknown_under_null_rule(p), doc)
-                assert unknown is (semantics.truth(p, doc) is None), (lang.show(p), doc)
+                assert unknown is (semantics.truth(p, doc) is None), (filterlang.show(p), doc)
     assert judged > 5000, judged
 
 

@@ -13,11 +13,10 @@ import pytest
 
 pytest.importorskip("chromadb")
 
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
 from filterproof.fuzz.oracles import conditions, partition
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.chroma import ARRAYS, RELEASE, ChromaTarget, where
 
 

@@ -12,13 +12,12 @@ import pytest
 
 pytest.importorskip("lancedb")
 
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
 from filterproof.fuzz.finding import Judge
 from filterproof.fuzz.generate import FIELDS
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
 from filterproof.fuzz.oracles import ORACLES, Ask, Relation, optimize, partition
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.lancedb import LanceDBTarget
 from filterproof.fuzz.targets.lancedb_sql import sql
 

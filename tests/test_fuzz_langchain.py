@@ -19,12 +19,10 @@ from fuzz_known import Known, explained, known_cases, still_fails, unexplained
 pytest.importorskip("langchain_postgres")
 pytest.importorskip("pgserver")
 
-from filterproof.fuzz import lang
-from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import And, Cond, Not, Or, Unsupported, kind
 from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.run import Finding, fuzz
-from filterproof.fuzz.semantics import kind
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.langchain import LangChainPgvector, langchain_filter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,14 +53,14 @@ def target() -> Iterator[LangChainPgvector]:
     (Or((Cond("eq", "n", 1), And((Cond("lte", "n", 3),)))), 0,
      {"$or": [{"n": {"$eq": 1}}, {"$and": [{"n": {"$lte": 3}}]}]}),
 ])
-def test_renderings(expr: lang.Expr, spelling: int, native: dict[str, Any]) -> None:
+def test_renderings(expr: filterlang.Expr, spelling: int, native: dict[str, Any]) -> None:
     assert langchain_filter(expr, spelling) == native
 
 
 @pytest.mark.parametrize("expr", [
     Cond("is_empty", "tags"), Cond("in", "n", (True,)), Cond("contains_any", "tags", ()), And(()), Or(()),
 ])
-def test_what_the_integration_cannot_say_is_unsupported(expr: lang.Expr) -> None:
+def test_what_the_integration_cannot_say_is_unsupported(expr: filterlang.Expr) -> None:
     with pytest.raises(Unsupported, match=r"^langchain-pgvector: "):
         langchain_filter(expr)
 
@@ -82,7 +80,8 @@ def test_the_translation_keeps_the_meaning_on_a_plain_world(target: LangChainPgv
     for expr, expected in cases.items():
         for spelling in range(target.spellings):
             for via in target.vias:
-                assert target.ask(target.render(expr, spelling), via) == expected, (lang.show(expr), spelling, via)
+                shown = filterlang.show(expr)
+                assert target.ask(target.render(expr, spelling), via) == expected, (shown, spelling, via)
 
 
 def _in_nin(f: Finding) -> list[Cond]:

@@ -16,10 +16,9 @@ from fuzz_known import LI_FILTER, Known, known_cases, li_filters, still_fails, u
 
 pytest.importorskip("llama_index.vector_stores.qdrant")
 
-from filterproof.fuzz import lang
-from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import And, Cond, Not, Or, Unsupported
 from filterproof.fuzz.run import Finding, fuzz
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.llamaindex import LlamaIndexQdrant, metadata_filters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +41,7 @@ def target() -> Iterator[LlamaIndexQdrant]:
     (Or((Cond("eq", "n", 1), And((Cond("lte", "n", 3),)))),
      li_filters([LI_FILTER.format("n", "EQ", 1), li_filters([LI_FILTER.format("n", "LTE", 3)])], "OR")),
 ])
-def test_renderings(expr: lang.Expr, native: str) -> None:
+def test_renderings(expr: filterlang.Expr, native: str) -> None:
     assert metadata_filters(expr) == native
 
 
@@ -51,7 +50,7 @@ def test_renderings(expr: lang.Expr, native: str) -> None:
     Cond("gt", "d", date(2026, 1, 1)),
     Cond("gt", "s", "a"), Cond("contains", "s", "a"), And(()), Or(()),
 ])
-def test_what_the_integration_cannot_say_is_unsupported(expr: lang.Expr) -> None:
+def test_what_the_integration_cannot_say_is_unsupported(expr: filterlang.Expr) -> None:
     with pytest.raises(Unsupported, match=r"^llamaindex-qdrant: "):
         metadata_filters(expr)
 
@@ -65,7 +64,7 @@ def test_the_translation_keeps_the_meaning_on_a_plain_world(target: LlamaIndexQd
              Cond("contains", "tags", "b"): {"d0"}, Cond("is_empty", "tags"): {"d1"},
              Not(Cond("eq", "s", "a")): {"d1"}, Or((Cond("eq", "n", 1), Cond("eq", "n", 2))): {"d0", "d1"}}
     for expr, expected in cases.items():
-        assert target.ask(target.render(expr)) == expected, lang.show(expr)
+        assert target.ask(target.render(expr)) == expected, filterlang.show(expr)
 
 
 def _float_to_match(f: Finding) -> bool:

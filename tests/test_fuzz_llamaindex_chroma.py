@@ -14,12 +14,11 @@ import pytest
 
 pytest.importorskip("llama_index.vector_stores.chroma")
 
-from filterproof.fuzz import lang
-from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import And, Cond, Not, Or, Unsupported
 from filterproof.fuzz.oracles import ORACLES, Ask, Relation, partition
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.llamaindex_chroma import LlamaIndexChroma, chroma_metadata_filters
 from fuzz_known import CHROMA_INT_FLOAT_BOUND, LI_FILTER, li_filters, unexplained
 
@@ -41,7 +40,7 @@ def target() -> Iterator[LlamaIndexChroma]:
     (Or((Cond("eq", "n", 1), And((Cond("lte", "n", 3),)))),
      li_filters([LI_FILTER.format("n", "EQ", 1), li_filters([LI_FILTER.format("n", "LTE", 3)])], "OR")),
 ])
-def test_renderings_push_negation_to_the_leaves(expr: lang.Expr, native: str) -> None:
+def test_renderings_push_negation_to_the_leaves(expr: filterlang.Expr, native: str) -> None:
     """The integration raises on the condition NOT: each leaf is swapped for its opposite, De Morgan for AND/OR."""
     assert chroma_metadata_filters(expr) == native
 
@@ -51,7 +50,7 @@ def test_renderings_push_negation_to_the_leaves(expr: lang.Expr, native: str) ->
     Cond("contains_any", "nums", (1,)), Cond("eq", "b", True), Cond("in", "n", (1, "a")), Cond("in", "n", ()),
     Cond("gt", "d", date(2026, 1, 1)), Cond("gt", "s", "a"), And(()), Not(Or(())),
 ])
-def test_what_the_integration_cannot_say_is_unsupported(expr: lang.Expr) -> None:
+def test_what_the_integration_cannot_say_is_unsupported(expr: filterlang.Expr) -> None:
     with pytest.raises(Unsupported, match=r"^llamaindex-chroma: "):
         chroma_metadata_filters(expr)
 
@@ -68,7 +67,7 @@ def test_the_translation_keeps_the_meaning_and_a_null_is_stored_as_empty_text(ta
              Not(And((Cond("eq", "n", 1), Cond("eq", "s", "a")))): {"d1", "d2", "d3"}}
     for expr, expected in cases.items():
         for via in target.vias:
-            assert target.ask(target.render(expr), via) == expected, f"{lang.show(expr)} via {via}"
+            assert target.ask(target.render(expr), via) == expected, f"{filterlang.show(expr)} via {via}"
 
 
 def test_a_seeded_run_finds_only_recorded_findings(target: LlamaIndexChroma) -> None:
@@ -116,7 +115,7 @@ class WritesLteAsLt(LlamaIndexChroma):
 
     name = "llamaindex-chroma-lte-as-lt"
 
-    def render(self, expr: lang.Expr, spelling: int = 0) -> str:
+    def render(self, expr: filterlang.Expr, spelling: int = 0) -> str:
         return super().render(expr, spelling).replace("FilterOperator.LTE", "FilterOperator.LT")
 
 
@@ -127,7 +126,7 @@ def test_a_seeded_translation_bug_is_found() -> None:
         outcome = fuzz([defective], seed=5, budget_s=60, max_cases=600, shrink_s=2)
     finally:
         defective.close()
-    shrunk = [(lang.show(f.expr), f.docs) for f in outcome.findings if f.oracle == "reference"]
+    shrunk = [(filterlang.show(f.expr), f.docs) for f in outcome.findings if f.oracle == "reference"]
     # measured: "n lte 0" on {"d1": {"n": 0}}, "NOT x gt -0.0" on {"d4": {"x": -0.0}} (NOT gt is written LTE)...
     assert shrunk and all(len(docs) == 1 and (" lte " in shown or (shown.startswith("NOT ") and " gt " in shown))
                           for shown, docs in shrunk), shrunk

@@ -15,11 +15,10 @@ from fuzz_known import LI_FILTER, Known, known_cases, li_filters, recorded_only,
 
 pytest.importorskip("llama_index.vector_stores.lancedb")
 
-from filterproof.fuzz import lang
-from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import And, Cond, Not, Or, Unsupported
 from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.run import Finding
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.llamaindex_lancedb import LlamaIndexLanceDB, lance_metadata_filters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +37,7 @@ def target() -> Iterator[LlamaIndexLanceDB]:
      li_filters([LI_FILTER.format("n", "GTE", 3), LI_FILTER.format("t", "NE", "a")], "OR")),
     (Or((Cond("in", "n", (1, 2)),)), li_filters([LI_FILTER.format("n", "IN", [1, 2])], "OR")),
 ])
-def test_renderings(expr: lang.Expr, native: str) -> None:
+def test_renderings(expr: filterlang.Expr, native: str) -> None:
     assert lance_metadata_filters(expr) == native
 
 
@@ -46,7 +45,7 @@ def test_renderings(expr: lang.Expr, native: str) -> None:
     Cond("nin", "n", (1,)), Not(Cond("in", "n", (1,))), Cond("is_null", "s"), Cond("eq", "b", True),
     Or((Cond("eq", "s", "a"), And((Cond("eq", "t", "a"), Cond("eq", "n", 1))))), And(()),
 ])
-def test_what_the_integration_cannot_say_is_unsupported(expr: lang.Expr) -> None:
+def test_what_the_integration_cannot_say_is_unsupported(expr: filterlang.Expr) -> None:
     with pytest.raises(Unsupported, match=r"^llamaindex-lancedb: "):
         lance_metadata_filters(expr)
 
@@ -59,7 +58,7 @@ def test_the_translation_keeps_the_meaning_on_a_plain_world(target: LlamaIndexLa
              Not(Cond("gte", "x", 1.5)): {"d0"}, Cond("lt", "n", 2): {"d0"},
              Or((Cond("eq", "n", 1), Cond("eq", "s", "b"))): {"d0", "d1"}, Cond("ne", "s", "a"): {"d1"}}
     for expr, expected in cases.items():
-        assert target.ask(target.render(expr)) == expected, lang.show(expr)
+        assert target.ask(target.render(expr)) == expected, filterlang.show(expr)
 
 
 def _unknown_key(f: Finding) -> bool:

@@ -17,11 +17,10 @@ from fuzz_known import LI_FILTER, Known, known_cases, li_filters, recorded_only,
 
 pytest.importorskip("llama_index.vector_stores.milvus")
 
-from filterproof.fuzz import lang
-from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import And, Cond, Not, Or, Unsupported
 from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.run import Finding
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.llamaindex_milvus import LlamaIndexMilvus, milvus_metadata_filters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +41,7 @@ def target() -> Iterator[LlamaIndexMilvus]:
     (Cond("is_empty", "nums"), li_filters([LI_FILTER.format("nums", "IS_EMPTY", None)])),
     (Cond("eq", "d", date(2026, 9, 8)), li_filters([LI_FILTER.format("d", "EQ", "2026-09-08")])),
 ])
-def test_renderings(expr: lang.Expr, native: str) -> None:
+def test_renderings(expr: filterlang.Expr, native: str) -> None:
     assert milvus_metadata_filters(expr) == native
 
 
@@ -50,7 +49,7 @@ def test_renderings(expr: lang.Expr, native: str) -> None:
     Cond("is_null", "s"), Cond("exists", "s"), Not(Cond("is_empty", "tags")), Cond("eq", "b", False),
     Cond("in", "n", ()), Cond("gt", "s", "a"), And(()),
 ])
-def test_what_the_integration_cannot_say_is_unsupported(expr: lang.Expr) -> None:
+def test_what_the_integration_cannot_say_is_unsupported(expr: filterlang.Expr) -> None:
     with pytest.raises(Unsupported, match=r"^llamaindex-milvus: "):
         milvus_metadata_filters(expr)
 
@@ -66,7 +65,7 @@ def test_the_translation_keeps_the_meaning_on_a_plain_world(target: LlamaIndexMi
              Cond("contains_any", "nums", (2, 9)): {"d0"}, Cond("is_empty", "nums"): {"d1"},
              Or((Cond("eq", "n", 1), Cond("eq", "s", "b"))): {"d0", "d1"}}
     for expr, expected in cases.items():
-        assert target.ask(target.render(expr)) == expected, lang.show(expr)
+        assert target.ask(target.render(expr)) == expected, filterlang.show(expr)
 
 
 def _escapes(f: Finding) -> bool:

@@ -17,11 +17,10 @@ from fuzz_known import LI_FILTER, Known, known_cases, li_filters, recorded_only,
 
 pytest.importorskip("llama_index.vector_stores.postgres")
 
-from filterproof.fuzz import lang
-from filterproof.fuzz.lang import And, Cond, Not, Or
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import And, Cond, Not, Or, Unsupported
 from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.run import Finding
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.llamaindex_pgvector import LlamaIndexPgvector, pg_metadata_filters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +46,7 @@ def target() -> Iterator[LlamaIndexPgvector]:
      li_filters([LI_FILTER.format("nums", "CONTAINS", 1), LI_FILTER.format("nums", "CONTAINS", 2)], "OR")),
     (Cond("is_empty", "tags"), li_filters([LI_FILTER.format("tags", "IS_EMPTY", None)])),
 ])
-def test_renderings(expr: lang.Expr, native: str) -> None:
+def test_renderings(expr: filterlang.Expr, native: str) -> None:
     assert pg_metadata_filters(expr) == native
 
 
@@ -55,7 +54,7 @@ def test_renderings(expr: lang.Expr, native: str) -> None:
     Cond("is_null", "s"), Cond("exists", "s"), Not(Cond("contains", "tags", "a")), Not(Cond("is_empty", "s")),
     Cond("eq", "b", True), Cond("in", "n", (1, "a")), Cond("in", "n", ()), Cond("gt", "s", "a"), Or(()),
 ])
-def test_what_the_integration_cannot_say_is_unsupported(expr: lang.Expr) -> None:
+def test_what_the_integration_cannot_say_is_unsupported(expr: filterlang.Expr) -> None:
     with pytest.raises(Unsupported, match=r"^llamaindex-pgvector: "):
         pg_metadata_filters(expr)
 
@@ -72,7 +71,7 @@ def test_the_translation_keeps_the_meaning_on_a_plain_world(target: LlamaIndexPg
              Or((Cond("eq", "n", 1), Cond("eq", "s", "b"))): {"d0", "d1"}}
     for expr, expected in cases.items():
         for via in target.vias:
-            assert target.ask(target.render(expr), via) == expected, f"{lang.show(expr)} via {via}"
+            assert target.ask(target.render(expr), via) == expected, f"{filterlang.show(expr)} via {via}"
 
 
 def _texts(f: Finding) -> list[tuple[str, str]]:

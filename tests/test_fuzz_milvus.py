@@ -17,14 +17,15 @@ from fuzz_known import Known, explained, known_cases, still_fails, unexplained
 pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")
 
-from filterproof.fuzz import lang, repro
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import And, Cond, Not, Or, Unsupported
+from filterproof.adapters.milvus.language import quoted
+from filterproof.fuzz import repro
 from filterproof.fuzz.generate import FIELDS, STRINGS
-from filterproof.fuzz.lang import And, Cond, Not, Or
 from filterproof.fuzz.oracles import index, spelling
 from filterproof.fuzz.run import Finding, Judge, fuzz
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.milvus import MilvusTarget
-from filterproof.fuzz.targets.milvus_expr import expression, quoted
+from filterproof.fuzz.targets.milvus_expr import expression
 
 REPRO = Path(__file__).resolve().parents[1] / "bench" / "repro"
 ORACLES = {"partition", "double_negation", "de_morgan", "reorder", "conjunct", "paths", "index", "reference",
@@ -70,7 +71,7 @@ def target() -> Iterator[MilvusTarget]:
     (And(()), 0, "true"),
     (Or(()), 0, "false"),
 ])
-def test_renderings(expr: lang.Expr, spelled: int, native: str) -> None:
+def test_renderings(expr: filterlang.Expr, spelled: int, native: str) -> None:
     assert expression(expr, spelled) == native
 
 
@@ -80,7 +81,7 @@ def test_renderings(expr: lang.Expr, spelled: int, native: str) -> None:
     Cond("gt", "b", True), Cond("contains", "tags", 1), Cond("contains", "s", "a"), Cond("eq", "tags", "a"),
     Cond("gt", "x", float("inf")),
 ])
-def test_what_milvus_refuses_as_a_type_error_is_unsupported(expr: lang.Expr) -> None:
+def test_what_milvus_refuses_as_a_type_error_is_unsupported(expr: filterlang.Expr) -> None:
     with pytest.raises(Unsupported, match=r"^milvus: "):
         expression(expr)
 
@@ -106,7 +107,7 @@ def test_every_string_is_stored_and_matched_whole(target: MilvusTarget) -> None:
 
 
 def _conds(f: Finding) -> list[Cond]:
-    return [c for c in lang.nodes(f.expr) if isinstance(c, Cond)]
+    return [c for c in filterlang.nodes(f.expr) if isinstance(c, Cond)]
 
 
 def _null_rows_differ(f: Finding) -> bool:

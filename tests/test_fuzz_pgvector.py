@@ -15,14 +15,14 @@ import pytest
 
 pytest.importorskip("psycopg")
 
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
+from filterproof.adapters.pgvector.jsonb import render_jsonb
 from filterproof.fuzz.finding import Judge
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
 from filterproof.fuzz.oracles import ORACLES, Ask, Relation, differential, partition
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.pgvector import PgvectorJsonb, PgvectorTyped
-from filterproof.fuzz.targets.pgvector_sql import render_jsonb, render_typed
+from filterproof.fuzz.targets.pgvector_sql import render_typed
 
 KNOWN: set[str] = set()
 """Signatures of findings on the current release that are recorded engine behaviour (none so far)."""

@@ -12,12 +12,11 @@ import pytest
 pytest.importorskip("qdrant_client")
 pytest.importorskip("qdrant_edge")
 
+from filterproof.adapters.filterlang import And, Cond, Not, Or, Unsupported
 from filterproof.fuzz.finding import Judge
-from filterproof.fuzz.lang import And, Cond, Not, Or
 from filterproof.fuzz.oracles import Ask, Relation, optimize
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.qdrant import QdrantEdge, QdrantLocal
 
 

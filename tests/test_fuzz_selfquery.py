@@ -16,11 +16,10 @@ import pytest
 pytest.importorskip("langchain_classic.retrievers.self_query.base")
 pytest.importorskip("lark")
 
-from filterproof.fuzz import lang
-from filterproof.fuzz.lang import RANGE_OPS, And, Cond, Not, Or
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import RANGE_OPS, And, Cond, Not, Or, Unsupported
 from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.run import Finding, fuzz
-from filterproof.fuzz.target import Unsupported
 from filterproof.fuzz.targets.selfquery import as_objects, as_text, structured
 from filterproof.fuzz.targets.selfquery_stores import (
     SelfQueryChroma,
@@ -90,7 +89,7 @@ def test_each_target_admits_what_its_translator_admits() -> None:
     (PGVECTOR, Not(Cond("lt", "n", 3)), 'or(gt("n", 3), eq("n", 3))'),
     (PGVECTOR, Cond("contains_any", "tags", ("a", "b")), 'or(contain("tags", "a"), contain("tags", "b"))'),
 ])
-def test_renderings(grammar: tuple[frozenset[str], frozenset[str]], expr: lang.Expr, text: str) -> None:
+def test_renderings(grammar: tuple[frozenset[str], frozenset[str]], expr: filterlang.Expr, text: str) -> None:
     """The model's text as the query constructor's prompt asks for it: JSON strings, ``and(x)`` as ``x``."""
     assert as_text(structured(expr, *grammar, "t")) == text
 
@@ -107,7 +106,7 @@ def test_the_structured_query_carries_the_date_the_grammar_reads() -> None:
     (CHROMA, Cond("in", "n", ())), (MILVUS, Cond("in", "t", ("c", 0.5))),
 ])
 def test_what_no_translator_can_say_is_unsupported(grammar: tuple[frozenset[str], frozenset[str]],
-                                                   expr: lang.Expr) -> None:
+                                                   expr: filterlang.Expr) -> None:
     with pytest.raises(Unsupported, match=r"^t: "):
         structured(expr, *grammar, "t")
 
@@ -125,7 +124,7 @@ def test_both_spellings_keep_the_meaning_on_a_plain_world(name: str, request: py
     for expr, expected in cases.items():
         for spelling in (0, 1):
             for via in target.vias:
-                assert target.ask(target.render(expr, spelling), via) == expected, (target.name, lang.show(expr))
+                assert target.ask(target.render(expr, spelling), via) == expected, (target.name, filterlang.show(expr))
 
 
 class _LteAsLt(SelfQueryChroma):

@@ -15,14 +15,16 @@ from __future__ import annotations
 import json
 import logging
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from filterproof.matrix.probes import PROBES, matches
+from filterproof.adapters.filterlang import And, Cond, Expr, Or
+from filterproof.matrix.probes import PROBES
 from filterproof.matrix.run import Matrix, classify, run_matrix
 from filterproof.matrix.targets import TARGETS
 
@@ -94,6 +96,36 @@ def matrix() -> Iterator[Matrix]:
             yield run_matrix()
     finally:
         logging.disable(logging.NOTSET)
+
+
+def _compare(op: str, have: Any, want: Any) -> bool:
+    if op == "eq":
+        return have == want and type(have) is type(want)
+    if op == "in":
+        return not isinstance(have, list) and have in want
+    if op == "contains":
+        return isinstance(have, list) and want in have
+    if op == "contains_any":
+        return isinstance(have, list) and any(w in have for w in want)
+    if op in ("lte", "gt"):  # numbers, or ISO date strings (whose text order is the date order)
+        if isinstance(have, bool) or type(have) is not type(want):
+            return False
+        return have <= want if op == "lte" else have > want
+    raise ValueError(f"no probe uses {op!r}")
+
+
+def matches(expr: Expr, meta: Mapping[str, Any]) -> bool:
+    """The probe semantics (``matrix.probes``' docstring) in Python: the answer keys' check."""
+    match expr:
+        case Cond("is_empty", key):
+            return meta.get(key) is None
+        case Cond(op, key, value):
+            return key in meta and meta[key] is not None and _compare(op, meta[key], value)
+        case And(parts):
+            return all(matches(p, meta) for p in parts)
+        case Or(parts):
+            return any(matches(p, meta) for p in parts)
+    raise TypeError(f"no probe uses {expr!r}")
 
 
 def test_every_answer_key_agrees_with_the_probe_semantics() -> None:

@@ -27,12 +27,12 @@ from typer.testing import CliRunner
 
 from filterproof.adapters import Adapter, open_backend
 from filterproof.adapters.bridges.llamaindex_milvus import compile_filters, renderable
+from filterproof.adapters.filterlang import And, Cond, Or
 from filterproof.adapters.milvus import expr as mx
 from filterproof.cli import app
 from filterproof.conformance import scenarios as sc
 from filterproof.fixtures import shipped
 from filterproof.matrix.languages import milvus_expr
-from filterproof.matrix.probes import All, AnyOf, Cmp
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
 
 REPR_IDS = pytest.mark.xfail(raises=MilvusException, strict=True, reason=(
@@ -114,11 +114,11 @@ def test_renderable_names_are_those_the_rendering_carries_unchanged() -> None:
 
 
 def test_milvus_expressions_of_the_matrix_escape_every_string() -> None:
-    assert milvus_expr(Cmp("eq", "color", 'a"b\\c\nd')) == 'color == "a\\"b\\\\c\\nd"'
-    assert milvus_expr(All((AnyOf((Cmp("eq", "c", "r"), Cmp("in", "c", ["b"]))), Cmp("gt", "n", 2)))) == (
-        '((c == "r" or c in ["b"]) and n > 2)')
-    assert milvus_expr(AnyOf(())) == "()"  # what joining no clauses gives: Milvus refuses it (the matrix: raises)
-    assert milvus_expr(Cmp("contains_any", "tags", ["x"])) == 'ARRAY_CONTAINS_ANY(tags, ["x"])'
+    assert milvus_expr(Cond("eq", "color", 'a"b\\c\nd')) == 'color == "a\\"b\\\\c\\nd"'
+    assert milvus_expr(And((Or((Cond("eq", "c", "r"), Cond("in", "c", ("b",)))), Cond("gt", "n", 2)))) == (
+        '((c == "r") or (c in ["b"])) and (n > 2)')
+    assert milvus_expr(Or(())) == "()"  # what joining no clauses gives: Milvus refuses it (the matrix: raises)
+    assert milvus_expr(Cond("contains_any", "tags", ("x",))) == 'ARRAY_CONTAINS_ANY(tags, ["x"])'
 
 
 @pytest.mark.parametrize("path", ["score_threshold", "mmr", "retriever"])

@@ -33,7 +33,8 @@ def test_no_value_ever_reaches_the_sql_text(value: str) -> None:
     compiled = pg.compile_where(where(value, (value, "eng"), {(value, value): 3}))
     assert compiled.sql == EXPECTED_SQL
     keys = [pg.pg_text(f"{value}/{value}#3")] if matchable(value) else []
-    assert compiled.params == (pg.pg_text(value), "active", keys, [pg.pg_text(value), "eng"], AS_OF, AS_OF)
+    assert compiled.params == (pg.pg_text(value), "active", keys, [pg.pg_text(value), "eng"], AS_OF.isoformat(),
+                              AS_OF.isoformat())
     assert all("\x00" not in str(p) for p in compiled.params)
 
 

@@ -256,7 +256,7 @@ class Written(MystoreFuzzTarget):  # load, render and ask written; `in` read as 
             return repr(f"doc.get({expr.key!r}) == {expr.value!r}")
         if op == "in":
             return repr("True")
-        from filterproof.fuzz.target import Unsupported
+        from filterproof.adapters.filterlang import Unsupported
         raise Unsupported("only eq and in, no and/or/not")
 
     def ask(self, source, via="search", indexed=False):

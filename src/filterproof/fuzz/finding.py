@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from filterproof.fuzz import lang
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import Unsupported
 from filterproof.fuzz.oracles import Relation
-from filterproof.fuzz.target import Docs, Target, TargetFailed, Unsupported
+from filterproof.fuzz.target import Docs, Target, TargetFailed
 
 
 @dataclass
@@ -26,7 +27,7 @@ class Finding:
     oracle: str
     signature: str
     docs: dict[str, dict[str, Any]]
-    expr: lang.Expr
+    expr: filterlang.Expr
     relation: Relation
     answers: dict[str, list[str]]
     error: str = ""
@@ -40,7 +41,7 @@ class Finding:
 
     def describe(self) -> str:
         what = self.error or ", ".join(f"{k}: {sorted(v)}" for k, v in self.answers.items())
-        return f"{'+'.join(self.targets)} {self.oracle} on {lang.show(self.expr)}: {what}"
+        return f"{'+'.join(self.targets)} {self.oracle} on {filterlang.show(self.expr)}: {what}"
 
 
 class Judge:
@@ -71,16 +72,16 @@ def value_kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def signature(targets: Sequence[str], oracle: str, expr: lang.Expr, error: str, docs: Docs,
+def signature(targets: Sequence[str], oracle: str, expr: filterlang.Expr, error: str, docs: Docs,
               spellings: Sequence[int]) -> str:
     """What tells two findings apart: targets, oracle, the operators of the filter, the spelling, and what the
     world holds in the fields the filter names (a bool, a null, a missing key, a list holding a null)."""
     if error:
         return f"{'+'.join(targets)} error {message_shape(error)}"
-    named = sorted({c.key for c in lang.nodes(expr) if isinstance(c, lang.Cond)})
+    named = sorted({c.key for c in filterlang.nodes(expr) if isinstance(c, filterlang.Cond)})
     held = sorted({value_kind(d[k]) if k in d else "missing" for d in docs.values() for k in named})
     spelled = f"spelling {spellings[0]}" if spellings[0] and oracle != "spelling" else ""
-    return " ".join(filter(None, ("+".join(targets), oracle, lang.shape(expr, kinds=True), spelled,
+    return " ".join(filter(None, ("+".join(targets), oracle, filterlang.shape(expr, kinds=True), spelled,
                                   "[" + " ".join(held) + "]")))
 
 

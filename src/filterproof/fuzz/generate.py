@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from filterproof.adapters.filterlang import OPS, And, Cond, Expr, Not, Or
 from filterproof.conformance.twins import NAME_VALUES, identity_twins
 from filterproof.errors import UsageError
-from filterproof.fuzz.lang import OPS, And, Cond, Expr, Not, Or
 
 INTS = (0, 1, -1, 7, 2**31 - 1, 2**31, -(2**31), 2**53, 2**53 + 1, -(2**53) - 1, 2**63 - 1, -(2**63))
 FLOATS = (0.5, -0.0, 1.5, 3.0, -2.25, 2.0**53, 1e300, -1e-300)

@@ -35,8 +35,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or
 from filterproof.fuzz import semantics
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
 from filterproof.fuzz.target import Docs, Target
 
 

@@ -15,8 +15,9 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from filterproof.adapters import filterlang
 from filterproof.errors import UsageError
-from filterproof.fuzz import lang, repro
+from filterproof.fuzz import repro
 from filterproof.fuzz.finding import Finding
 from filterproof.fuzz.oracles import ORACLES
 from filterproof.fuzz.target import Target
@@ -96,7 +97,7 @@ def target_names(path: Path, doc: dict[str, Any], allowed: Collection[str]) -> l
 
 
 def check_filter(path: Path, node: Any) -> None:
-    """A filter as ``lang.to_json`` writes it (bounded in depth by ``read``), else a ``BadFinding``."""
+    """A filter as ``filterlang.to_json`` writes it (bounded in depth by ``read``), else a ``BadFinding``."""
     def bad(why: str) -> BadFinding:
         return BadFinding(f"{path}: field 'filter': {why}")
 
@@ -116,18 +117,18 @@ def check_filter(path: Path, node: Any) -> None:
             check_filter(path, each)
         return
     op, key = node.get("op"), node.get("key")
-    if op not in lang.OPS:
-        raise bad(f"unknown operator {op!r}; the operators: {', '.join(lang.OPS)}")
+    if op not in filterlang.OPS:
+        raise bad(f"unknown operator {op!r}; the operators: {', '.join(filterlang.OPS)}")
     if not isinstance(key, str):
         raise bad(f"{op}: expected a field name as key, got {_short(key)}")
-    if op in lang.UNARY_OPS:
+    if op in filterlang.UNARY_OPS:
         if node.get("value") is not None:
             raise bad(f"{op} takes no value, got {_short(node['value'])}")
         return
     value = node.get("value")
-    values = value if op in lang.LIST_OPS else [value]
+    values = value if op in filterlang.LIST_OPS else [value]
     if not isinstance(values, list) or not all(_plain(v) or _date(v) for v in values):
-        raise bad(f"{op} on {key}: expected {'a list of values' if op in lang.LIST_OPS else 'a value'} (text, "
+        raise bad(f"{op} on {key}: expected {'a list of values' if op in filterlang.LIST_OPS else 'a value'} (text, "
                   f"a number, a bool, {{\"$date\": \"YYYY-MM-DD\"}}), got {_short(value)}")
 
 
@@ -157,7 +158,7 @@ def load_finding(path: Path, allowed: Collection[str] = ()) -> tuple[Finding, li
                          f"target{'s' if len(names) == 1 else ''}, not {len(names)}")
     check_filter(path, field(path, doc, "filter", dict, "a filter"))
     try:
-        expr = lang.from_json(doc["filter"])
+        expr = filterlang.from_json(doc["filter"])
     except (KeyError, TypeError, ValueError) as error:  # a date that is none (2026-02-30)
         raise BadFinding(f"{path}: field 'filter': {error}") from None
     docs = check_docs(path, field(path, doc, "docs", dict, "an object of id -> document"))

@@ -14,7 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from filterproof.fuzz import lang
+from filterproof.adapters import filterlang
 from filterproof.fuzz.finding import Finding
 from filterproof.fuzz.oracles import DESCRIPTIONS
 from filterproof.fuzz.target import Target
@@ -39,7 +39,7 @@ def script(finding: Finding, targets: list[Target]) -> str:
         f'"""filterproof fuzz finding: {finding.oracle} on {" and ".join(finding.targets)}.',
         "",
         f"{DESCRIPTIONS[finding.oracle]}",
-        f"Filter: {lang.show(finding.expr)}",
+        f"Filter: {filterlang.show(finding.expr)}",
         f"Versions: {', '.join(f'{k} {v}' for k, v in versions.items())}",
         f"Found by `filterproof fuzz --seed {finding.seed}` (case {finding.case}), shrunk from "
         f"{finding.shrunk_from[0]} documents and {finding.shrunk_from[1]} filter nodes.",
@@ -78,7 +78,8 @@ def _imports(lines: set[str]) -> list[str]:
 def to_json(finding: Finding, versions: dict[str, str]) -> dict[str, Any]:
     return {
         "schema": FINDING_SCHEMA, "targets": list(finding.targets), "oracle": finding.oracle,
-        "signature": finding.signature, "filter": lang.to_json(finding.expr), "shown": lang.show(finding.expr),
+        "signature": finding.signature, "filter": filterlang.to_json(finding.expr),
+        "shown": filterlang.show(finding.expr),
         "docs": _docs_json(finding.docs), "answers": finding.answers, "error": finding.error,
         "seed": finding.seed, "case": finding.case, "spellings": list(finding.spellings),
         "shrunk_from": list(finding.shrunk_from),
@@ -87,7 +88,8 @@ def to_json(finding: Finding, versions: dict[str, str]) -> dict[str, Any]:
 
 
 def _docs_json(docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    return {i: {k: lang.value_to_json(v) if isinstance(v, date) else v for k, v in d.items()} for i, d in docs.items()}
+    return {i: {k: filterlang.value_to_json(v) if isinstance(v, date) else v for k, v in d.items()}
+            for i, d in docs.items()}
 
 
 def write(finding: Finding, targets: list[Target], directory: Path, first: int = 1) -> Path:

@@ -16,12 +16,13 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from filterproof.fuzz import lang
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import Unsupported
 from filterproof.fuzz.finding import Finding, Judge, signature, value_kind
 from filterproof.fuzz.generate import Allows, Generator
 from filterproof.fuzz.oracles import ONE_TARGET, Relation, differential
 from filterproof.fuzz.shrink import shrink
-from filterproof.fuzz.target import Docs, Target, Unsupported
+from filterproof.fuzz.target import Docs, Target
 
 __all__ = ["Finding", "Judge", "Outcome", "fuzz", "signature", "value_kind"]
 
@@ -71,7 +72,7 @@ def fuzz(targets: Sequence[Target], seed: int, budget_s: float, max_cases: int |
                 spellings = [generator.rng.randrange(t.spellings) for t in targets]
                 for found in _case(targets, pairs, docs, expr, spellings, outcome):
                     found.seed, found.case = seed, outcome.cases
-                    group = f"{'+'.join(found.targets)} {found.oracle} {lang.shape(found.expr, kinds=True)}"
+                    group = f"{'+'.join(found.targets)} {found.oracle} {filterlang.shape(found.expr, kinds=True)}"
                     if found.signature not in raw and per_oracle[group] < RAW_PER_SHAPE and len(raw) < RAW_AT_MOST:
                         raw[found.signature], per_oracle[group] = found, per_oracle[group] + 1
     except (KeyboardInterrupt, SystemExit) as stop:  # a first SIGTERM or Ctrl-C: keep what was found
@@ -101,7 +102,7 @@ def _spelling_matters(finding: Finding, targets: Sequence[Target]) -> bool:
     return False
 
 
-def _case(targets: Sequence[Target], pairs: Sequence[tuple[int, int]], docs: Docs, expr: lang.Expr,
+def _case(targets: Sequence[Target], pairs: Sequence[tuple[int, int]], docs: Docs, expr: filterlang.Expr,
           spellings: Sequence[int], outcome: Outcome) -> Iterator[Finding]:
     jobs: list[tuple[Sequence[Target], Relation | None, tuple[int, int]]] = []
     for n, target in enumerate(targets):
@@ -125,4 +126,4 @@ def _case(targets: Sequence[Target], pairs: Sequence[tuple[int, int]], docs: Doc
             yield Finding(names, relation.oracle, signature(names, relation.oracle, expr, error, docs, spelled),
                           dict(docs), expr,
                           relation, {k: sorted(v) for k, v in answers.items()}, error, spellings=spelled,
-                          shrunk_from=(len(docs), lang.size(expr)))
+                          shrunk_from=(len(docs), filterlang.size(expr)))

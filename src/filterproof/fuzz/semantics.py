@@ -27,24 +27,11 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from filterproof.fuzz.lang import UNARY_OPS, And, Cond, Expr, Not, Or
+from filterproof.adapters.filterlang import UNARY_OPS, And, Cond, Expr, Not, Or, kind
 
 Truth = bool | None
 MISSING = object()
 EXACT_FLOAT = 2**53
-
-
-def kind(value: Any) -> str | None:
-    """The comparable kind of a scalar: text, bool, int, float; None for anything else."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "text"
-    return None
 
 
 def _same_kind(have: Any, want: Any) -> bool:

@@ -15,12 +15,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from filterproof.fuzz import lang
+from filterproof.adapters import filterlang
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
 from filterproof.fuzz.finding import Finding, Judge
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
 from filterproof.fuzz.oracles import ONE_TARGET, Relation, differential
-from filterproof.fuzz.target import Docs, Target, Unsupported
+from filterproof.fuzz.target import Docs, Target
 
 
 def relation_for(finding: Finding, expr: Expr, docs: Docs, targets: Sequence[Target]) -> Relation | None:
@@ -89,7 +89,7 @@ def smaller_worlds(docs: dict[str, dict[str, Any]], expr: Expr, allows: Allows
             yield {i: d for i, d in docs.items() if i != doc_id}
     if not allows.absent and not allows.nulls:
         return
-    named = {c.key for c in lang.nodes(expr) if isinstance(c, Cond)}
+    named = {c.key for c in filterlang.nodes(expr) if isinstance(c, Cond)}
 
     def without(doc: dict[str, Any], keys: set[str]) -> dict[str, Any]:
         if allows.absent:

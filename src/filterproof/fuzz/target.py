@@ -35,14 +35,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from filterproof import installed_versions
+from filterproof.adapters.filterlang import Expr, Unsupported
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import Expr
 
 Docs = Mapping[str, Mapping[str, Any]]
-
-
-class Unsupported(Exception):
-    """The engine's filter language has no faithful form for this condition (the reason is the message)."""
 
 
 class TargetFailed(Exception):

@@ -19,14 +19,15 @@ records as "raises". Frameworks are imported inside the functions that need them
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from filterproof.matrix.probes import All, AnyOf, Cmp, Expr
+from filterproof.adapters.filterlang import And, Cond, Expr, Or, Unsupported
+from filterproof.adapters.milvus.language import Milvus
 
 
-class Unsupported(Exception):
-    """The filter language has no construct for this operator."""
+def _plain(value: Any) -> Any:
+    """A neutral list (a tuple) as the list an application hands its framework."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 # -- Chroma where (langchain-chroma, native) ----------------------------------------
@@ -38,15 +39,16 @@ def _chroma_join(operator: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def chroma_where(expr: Expr) -> dict[str, Any]:
     match expr:
-        case Cmp("eq" | "in" | "lte" | "gt" | "contains" as op, key, value):
-            return {key: {{"eq": "$eq", "in": "$in", "lte": "$lte", "gt": "$gt", "contains": "$contains"}[op]: value}}
-        case Cmp("contains_any", key, values):
+        case Cond("eq" | "in" | "lte" | "gt" | "contains" as op, key, value):
+            operator = {"eq": "$eq", "in": "$in", "lte": "$lte", "gt": "$gt", "contains": "$contains"}[op]
+            return {key: {operator: _plain(value)}}
+        case Cond("contains_any", key, values):
             return _chroma_join("$or", [{key: {"$contains": v}} for v in values])
-        case Cmp("is_empty"):
+        case Cond("is_empty"):
             raise Unsupported("Chroma's where has no test for a missing or null field")
-        case All(parts):
+        case And(parts):
             return _chroma_join("$and", [chroma_where(p) for p in parts])
-        case AnyOf(parts):
+        case Or(parts):
             return _chroma_join("$or", [chroma_where(p) for p in parts])
     raise TypeError(f"unknown expression {expr!r}")
 
@@ -58,18 +60,18 @@ def qdrant_condition(expr: Expr, prefix: str) -> Any:
     from qdrant_client import models
 
     match expr:
-        case Cmp("eq" | "contains", key, value):  # on a list field, MatchValue matches an element
+        case Cond("eq" | "contains", key, value):  # on a list field, MatchValue matches an element
             return models.FieldCondition(key=prefix + key, match=models.MatchValue(value=value))
-        case Cmp("in" | "contains_any", key, values):
+        case Cond("in" | "contains_any", key, values):
             return models.FieldCondition(key=prefix + key, match=models.MatchAny(any=list(values)))
-        case Cmp("lte" | "gt" as op, key, value):
+        case Cond("lte" | "gt" as op, key, value):
             rng = models.DatetimeRange if isinstance(value, str) else models.Range
             return models.FieldCondition(key=prefix + key, range=rng(**{op: value}))
-        case Cmp("is_empty", key):
+        case Cond("is_empty", key):
             return models.IsEmptyCondition(is_empty=models.PayloadField(key=prefix + key))
-        case All(parts):
+        case And(parts):
             return models.Filter(must=[qdrant_condition(p, prefix) for p in parts])
-        case AnyOf(parts):
+        case Or(parts):
             return models.Filter(should=[qdrant_condition(p, prefix) for p in parts])
     raise TypeError(f"unknown expression {expr!r}")
 
@@ -86,64 +88,28 @@ def qdrant_filter(expr: Expr, prefix: str = "metadata.") -> Any:
 
 def pgvector_dict(expr: Expr) -> dict[str, Any]:
     match expr:
-        case Cmp("eq" | "in" | "lte" | "gt" as op, key, value):
-            return {key: {"$" + op: value}}
-        case Cmp("contains" | "contains_any"):
+        case Cond("eq" | "in" | "lte" | "gt" as op, key, value):
+            return {key: {"$" + op: _plain(value)}}
+        case Cond("contains" | "contains_any"):
             raise Unsupported("langchain-postgres has no operator that looks inside a JSON list")
-        case Cmp("is_empty"):
+        case Cond("is_empty"):
             raise Unsupported("langchain-postgres has $exists (absence) but no null test")
-        case All(parts):
+        case And(parts):
             return _chroma_join("$and", [pgvector_dict(p) for p in parts])
-        case AnyOf(parts):
+        case Or(parts):
             return _chroma_join("$or", [pgvector_dict(p) for p in parts])
     raise TypeError(f"unknown expression {expr!r}")
 
 
 # -- Milvus expression string (langchain-milvus, native) ---------------------------------
 
-MILVUS_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-"""The escapes both Milvus Lite and a server read in a string literal (other control characters have none)."""
-
-
-def milvus_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return '"' + "".join(MILVUS_ESCAPES.get(c, c) for c in value) + '"'
-    if isinstance(value, list):
-        return "[" + ", ".join(milvus_value(v) for v in value) + "]"
-    raise TypeError(f"no Milvus literal for {value!r}")
-
-
-def _milvus_key(key: str) -> str:
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-        raise Unsupported(f"{key!r} is no Milvus field name (a dynamic key would need $meta[...])")
-    return key
-
-
-def _milvus_join(operator: str, parts: list[str]) -> str:
-    """``(a and b)``; one part: itself; none: ``()``, what joining an empty list gives (Milvus refuses it)."""
-    return "(" + f" {operator} ".join(parts) + ")" if len(parts) != 1 else parts[0]
+MILVUS = Milvus(empty=("()", "()"))
+"""Milvus's own renderer over an application's keys; an AND or OR of no clauses is ``()``, what joining an empty
+list of clauses writes, which Milvus refuses (the matrix records it: raises)."""
 
 
 def milvus_expr(expr: Expr) -> str:
-    match expr:
-        case Cmp("eq" | "in" | "lte" | "gt" as op, key, value):
-            symbol = {"eq": "==", "in": "in", "lte": "<=", "gt": ">"}[op]
-            return f"{_milvus_key(key)} {symbol} {milvus_value(value)}"
-        case Cmp("contains", key, value):
-            return f"ARRAY_CONTAINS({_milvus_key(key)}, {milvus_value(value)})"
-        case Cmp("contains_any", key, values):
-            return f"ARRAY_CONTAINS_ANY({_milvus_key(key)}, {milvus_value(list(values))})"
-        case Cmp("is_empty", key):
-            return f"{_milvus_key(key)} is null"  # a missing JSON key and a JSON null alike
-        case All(parts):
-            return _milvus_join("and", [milvus_expr(p) for p in parts])
-        case AnyOf(parts):
-            return _milvus_join("or", [milvus_expr(p) for p in parts])
-    raise TypeError(f"unknown expression {expr!r}")
+    return MILVUS.render(expr)
 
 
 # -- LangChain StructuredQuery and its translators ------------------------------------
@@ -157,18 +123,18 @@ def structured(expr: Expr) -> Any:
         return parts[0] if len(parts) == 1 else Operation(operator=operator, arguments=parts)
 
     match expr:
-        case Cmp("eq" | "in" | "lte" | "gt" | "contains" as op, key, value):
+        case Cond("eq" | "in" | "lte" | "gt" | "contains" as op, key, value):
             comparator = {"eq": Comparator.EQ, "in": Comparator.IN, "lte": Comparator.LTE, "gt": Comparator.GT,
                           "contains": Comparator.CONTAIN}[op]
-            return Comparison(comparator=comparator, attribute=key, value=value)
-        case Cmp("contains_any", key, values):
+            return Comparison(comparator=comparator, attribute=key, value=_plain(value))
+        case Cond("contains_any", key, values):
             return join(Operator.OR, [Comparison(comparator=Comparator.CONTAIN, attribute=key, value=v)
                                       for v in values])
-        case Cmp("is_empty"):
+        case Cond("is_empty"):
             raise Unsupported("StructuredQuery has no comparator for a missing or null field")
-        case All(parts):
+        case And(parts):
             return join(Operator.AND, [structured(p) for p in parts])
-        case AnyOf(parts):
+        case Or(parts):
             return join(Operator.OR, [structured(p) for p in parts])
     raise TypeError(f"unknown expression {expr!r}")
 
@@ -210,12 +176,12 @@ def _li(expr: Expr) -> Any:
     operators = {"eq": FilterOperator.EQ, "in": FilterOperator.IN, "contains": FilterOperator.CONTAINS,
                  "contains_any": FilterOperator.ANY, "lte": FilterOperator.LTE, "gt": FilterOperator.GT}
     match expr:
-        case Cmp("is_empty", key):
+        case Cond("is_empty", key):
             return MetadataFilter(key=key, operator=FilterOperator.IS_EMPTY, value=None)
-        case Cmp(op, key, value):
-            return MetadataFilter(key=key, operator=operators[op], value=value)
-        case All(parts):
+        case Cond(op, key, value):
+            return MetadataFilter(key=key, operator=operators[op], value=_plain(value))
+        case And(parts):
             return MetadataFilters(filters=[_li(p) for p in parts], condition=FilterCondition.AND)
-        case AnyOf(parts):
+        case Or(parts):
             return MetadataFilters(filters=[_li(p) for p in parts], condition=FilterCondition.OR)
     raise TypeError(f"unknown expression {expr!r}")

@@ -25,8 +25,8 @@ import numpy as np
 
 from filterproof.adapters.base import Record
 from filterproof.adapters.bridges.options import PATHS
+from filterproof.adapters.filterlang import Unsupported
 from filterproof.errors import BackendUnavailable
-from filterproof.matrix.languages import Unsupported
 from filterproof.matrix.probes import PROBES, Probe
 from filterproof.matrix.targets import TARGETS, Target
 

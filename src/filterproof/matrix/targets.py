@@ -16,8 +16,8 @@ from typing import Any
 
 from filterproof import installed_versions
 from filterproof.adapters.base import Record
+from filterproof.adapters.filterlang import Expr
 from filterproof.matrix import languages
-from filterproof.matrix.probes import Expr
 
 
 @dataclass(frozen=True)

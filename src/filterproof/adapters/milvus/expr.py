@@ -2,14 +2,16 @@
 
 Milvus takes a filter as a text expression. Milvus Lite has no parameter templating
 (``filter_params`` is refused: milvus-lite#327), so every value is written into the
-expression, and every value goes through ``literal``: a double-quoted string in which
-only ``\\\\`` and ``\\"`` are escaped. That is enough because every stored and compared
-string first goes through ``text`` (``textcodec.escape`` with NUL, surrogates and every
-other control character as ``\\xHHHH``), so a literal never holds a newline, a control
-character or any escape beyond those two, which both Milvus Lite (``\\" \\' \\\\ \\n \\r \\t``
-only) and a server (Go escapes) read the same way. No tenant, group, key or id can end
-the literal or change the expression's structure (``' OR 1 == 1``, ``") or (id != "``:
-see the tests). Numbers enter through ``int``; field names are the constants below.
+expression: the policy is built as a neutral filter (``adapters.filterlang``) over the
+fields below and written by Milvus's one renderer, ``language.Milvus``, whose string
+literal (``language.quoted``) escapes ``\\\\``, ``\\"``, newline and carriage return. Every
+stored and compared string first goes through ``text`` (``textcodec.escape`` with NUL,
+surrogates and every other control character as ``\\xHHHH``), so what this compiler
+quotes never holds a line break or a control character at all: the stored text is
+plain, and both Milvus Lite and a server read it back as written. No tenant, group, key or
+id can end the literal or change the expression's structure (``' OR 1 == 1``,
+``") or (id != "``: see the tests). Numbers enter through ``int``; field names are the
+constants below, each of the kind ``FIELDS`` gives the renderer.
 
 ``stored_fields`` classifies each document once, at upsert, with
 ``policy.structural_problem``, and fills:
@@ -47,6 +49,8 @@ from typing import Any
 
 from filterproof.adapters import textcodec
 from filterproof.adapters.datecodec import OPEN_UNTIL, date_int
+from filterproof.adapters.filterlang import And, Cond, Expr, Or
+from filterproof.adapters.milvus.language import Milvus, quoted
 from filterproof.adapters.milvus.limits import MAX_LENGTH
 from filterproof.adapters.raw import raw_json
 from filterproof.adapters.revisions import active_keys, logical_key, revision_key
@@ -61,6 +65,12 @@ TEXT_FIELDS = (TENANT, STATUS, KEY, PROBLEM, METADATA, LID)
 INT_FIELDS = (VALID_FROM, VALID_UNTIL)
 STORED_FIELDS = (*TEXT_FIELDS, *INT_FIELDS, GROUPS, CURRENT)
 NOTHING = "false"
+FIELDS = {**dict.fromkeys((ID, *TEXT_FIELDS), "text"), **dict.fromkeys(INT_FIELDS, "int"), GROUPS: "text_list",
+          CURRENT: "bool"}
+"""The kind of each filtered field, which the renderer holds every value to."""
+RENDER = Milvus(FIELDS)
+NONE_OF = Or(())
+"""A clause no row can meet (an empty OR, ``false``): a principal without a tenant, a group or a revision."""
 METADATA_KEPT = MAX_LENGTH - 1_000
 """Characters of the JSON metadata kept (ASCII: one byte each), under the VARCHAR limit."""
 
@@ -68,11 +78,6 @@ METADATA_KEPT = MAX_LENGTH - 1_000
 def text(value: str) -> str:
     """A string as stored and compared: injective, with no control character left (``textcodec``)."""
     return textcodec.escape(value, nul=True, controls=True)
-
-
-def quoted(stored: str) -> str:
-    """A Milvus string literal holding ``stored`` (already ``text``) exactly."""
-    return '"' + stored.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def literal(value: str) -> str:
@@ -108,47 +113,43 @@ def stored_fields(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int]
     }
 
 
-# -- one function per clause ------------------------------------------------------
+# -- one function per clause: each a neutral condition on the stored fields ---------------
 
 
-def well_formed_clause() -> str:
-    return f'{PROBLEM} == ""'
+def well_formed_clause() -> Expr:
+    return Cond("eq", PROBLEM, "")
 
 
-def tenant_clause(principal: Principal) -> str:
-    return f"{TENANT} == {literal(principal.tenant)}" if matchable(principal.tenant) else NOTHING
+def tenant_clause(principal: Principal) -> Expr:
+    return Cond("eq", TENANT, text(principal.tenant)) if matchable(principal.tenant) else NONE_OF
 
 
-def status_clause() -> str:
-    return f"{STATUS} == {literal(ACTIVE_STATUS)}"
+def status_clause() -> Expr:
+    return Cond("eq", STATUS, text(ACTIVE_STATUS))
 
 
-def valid_from_clause(as_of: date) -> str:
-    return f"{VALID_FROM} <= {date_int(as_of)}"
+def valid_from_clause(as_of: date) -> Expr:
+    return Cond("lte", VALID_FROM, date_int(as_of))
 
 
-def valid_until_clause(as_of: date) -> str:
-    return f"{VALID_UNTIL} > {date_int(as_of)}"
+def valid_until_clause(as_of: date) -> Expr:
+    return Cond("gt", VALID_UNTIL, date_int(as_of))
 
 
-def groups_clause(groups: Sequence[str]) -> str:
+def groups_clause(groups: Sequence[str]) -> Expr:
     """Shares a group with the principal; a principal without a matchable group matches nothing."""
-    distinct = [g for g in dict.fromkeys(groups) if matchable(g)]
-    if not distinct:
-        return NOTHING
-    return f"ARRAY_CONTAINS_ANY({GROUPS}, [{', '.join(literal(g) for g in distinct)}])"
+    distinct = tuple(text(g) for g in dict.fromkeys(groups) if matchable(g))
+    return Cond("contains_any", GROUPS, distinct) if distinct else NONE_OF
 
 
-def revision_clause(keys: Sequence[str]) -> str:
+def revision_clause(keys: Sequence[str]) -> Expr:
     """The document is an active revision: its key (as stored, ``text``) is in the list; none: nothing."""
-    if not keys:
-        return NOTHING
-    return f"{KEY} in [{', '.join(quoted(k) for k in keys)}]"
+    return Cond("in", KEY, tuple(keys)) if keys else NONE_OF
 
 
-def flag_clause() -> str:
+def flag_clause() -> Expr:
     """``revision=flag``: the row is flagged current (malformed rows hold false)."""
-    return f"{CURRENT} == true"
+    return Cond("eq", CURRENT, True)
 
 
 def compile_expr(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> str:
@@ -160,13 +161,13 @@ def compile_expr(where: PolicyFilter, keys: Sequence[str] | None = None, flag: b
     if keys is None and not flag:
         keys = [text(k) for k in active_keys(where.active, principal.tenant)]
     revision = flag_clause() if flag else revision_clause(keys or [])
-    clauses = [well_formed_clause(), tenant_clause(principal), status_clause(), valid_from_clause(where.as_of),
-               valid_until_clause(where.as_of), groups_clause(principal.groups), revision]
-    if NOTHING in clauses:
+    clauses = (well_formed_clause(), tenant_clause(principal), status_clause(), valid_from_clause(where.as_of),
+               valid_until_clause(where.as_of), groups_clause(principal.groups), revision)
+    if NONE_OF in clauses:  # the whole expression is false: say so at once (the store skips the query)
         return NOTHING
-    return " and ".join(f"({c})" for c in clauses)
+    return RENDER.render(And(clauses))
 
 
 def id_filter(ids: Sequence[str]) -> str:
     """``id in [...]`` with each id escaped (pymilvus's ``ids=`` quotes text ids without escaping them)."""
-    return f"{ID} in [{', '.join(literal(i) for i in ids)}]" if ids else NOTHING
+    return RENDER.render(Cond("in", ID, tuple(text(i) for i in ids))) if ids else NOTHING

@@ -34,6 +34,9 @@ is ever rejected by the server or the driver.
 
 Every value reaches the server as a bound parameter; the SQL text holds only the
 column names below and ``%s`` placeholders, whatever the metadata or the principal.
+Each clause is a neutral condition (``adapters.filterlang``) written by PostgreSQL's one
+renderer, ``language.typed_condition``, over the column kinds in ``FIELDS`` (a date is
+bound as its ISO text and cast, ``%s::date``).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from datetime import date, datetime
 from typing import Any
 
 from filterproof.adapters import revisions, textcodec
+from filterproof.adapters.filterlang import Cond
+from filterproof.adapters.pgvector.language import typed_condition
 from filterproof.adapters.raw import raw_json
 from filterproof.adapters.revisions import logical_key, revision_key
 from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, parse_date
@@ -57,6 +62,8 @@ and on malformed rows), and ``tenant/logical_id``, by which ``set_active_revisio
 STORED_COLUMNS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, PROBLEM, METADATA, CURRENT, LID)
 """The columns ``stored_row`` fills, in order (beside ``id`` and ``embedding``)."""
 COLUMN_TYPES = ("text", "text", "text", "text[]", "date", "date", "text", "json NOT NULL", "boolean", "text")
+FIELDS = {TENANT: "text", STATUS: "text", KEY: "text", GROUPS: "text_list", VALID_FROM: "date", VALID_UNTIL: "date"}
+"""The kind of each filtered column, by which ``typed_condition`` writes and binds a clause on it."""
 OPEN_UNTIL = "infinity"
 """valid_until of an open-ended document: PostgreSQL's date after every date."""
 
@@ -67,6 +74,12 @@ class Clause:
 
     sql: str
     params: tuple[Any, ...] = ()
+
+    @classmethod
+    def of(cls, condition: Cond) -> Clause:
+        """The clause for one neutral condition on the columns in ``FIELDS``."""
+        sql, params = typed_condition(condition, FIELDS)
+        return cls(sql, tuple(params))
 
 
 # -- values as PostgreSQL can hold them -------------------------------------------
@@ -110,11 +123,11 @@ def stored_row(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | 
 
 
 def tenant_clause(principal: Principal) -> Clause:
-    return Clause(f"{TENANT} = %s", (pg_text(principal.tenant),))
+    return Clause.of(Cond("eq", TENANT, pg_text(principal.tenant)))
 
 
 def status_clause() -> Clause:
-    return Clause(f"{STATUS} = %s", (ACTIVE_STATUS,))
+    return Clause.of(Cond("eq", STATUS, ACTIVE_STATUS))
 
 
 def active_keys(active: ActiveRevisions, tenant: str) -> list[str]:
@@ -128,7 +141,7 @@ def revision_clause(keys: Sequence[str]) -> Clause:
     The only clause that depends on the active map; an encoding that stores a flag
     instead would replace this function alone.
     """
-    return Clause(f"{KEY} = ANY(%s::text[])", (list(keys),))
+    return Clause.of(Cond("in", KEY, tuple(keys)))
 
 
 def flag_clause() -> Clause:
@@ -138,15 +151,15 @@ def flag_clause() -> Clause:
 
 def groups_clause(groups: Sequence[str]) -> Clause:
     """Shares a group with the principal (array overlap); no groups overlap nothing, so match nothing."""
-    return Clause(f"{GROUPS} && %s::text[]", ([pg_text(g) for g in dict.fromkeys(groups)],))
+    return Clause.of(Cond("contains_any", GROUPS, tuple(pg_text(g) for g in dict.fromkeys(groups))))
 
 
 def valid_from_clause(as_of: date) -> Clause:
-    return Clause(f"{VALID_FROM} <= %s::date", (as_of,))
+    return Clause.of(Cond("lte", VALID_FROM, as_of))
 
 
 def valid_until_clause(as_of: date) -> Clause:
-    return Clause(f"{VALID_UNTIL} > %s::date", (as_of,))
+    return Clause.of(Cond("gt", VALID_UNTIL, as_of))
 
 
 def all_of(clauses: Sequence[Clause]) -> Clause:

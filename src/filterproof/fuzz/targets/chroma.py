@@ -49,9 +49,9 @@ from datetime import date
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import RANGE_OPS, UNARY_OPS, And, Cond, Expr, Not, Or, Unsupported
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import RANGE_OPS, UNARY_OPS, And, Cond, Expr, Not, Or
-from filterproof.fuzz.target import Docs, Script, Target, Unsupported
+from filterproof.fuzz.target import Docs, Script, Target
 
 Where = dict[str, Any]
 

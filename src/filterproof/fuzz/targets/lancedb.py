@@ -29,8 +29,8 @@ from __future__ import annotations
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import Expr
 from filterproof.fuzz.generate import BY_NAME, FIELDS, Allows
-from filterproof.fuzz.lang import Expr
 from filterproof.fuzz.target import Docs, Script, Target
 from filterproof.fuzz.targets.lancedb_sql import as_date, sql
 

@@ -60,10 +60,9 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
+from filterproof.adapters.filterlang import kind as kind_of
 from filterproof.fuzz.generate import BY_NAME
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
-from filterproof.fuzz.semantics import kind as kind_of
-from filterproof.fuzz.target import Unsupported
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 ARROW_TYPES = {"text": "string", "int": "int64", "float": "float64", "date": "date32", "bool": "bool",

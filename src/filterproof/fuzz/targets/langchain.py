@@ -30,9 +30,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
 from filterproof.fuzz.generate import BY_NAME, Allows
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
-from filterproof.fuzz.target import Docs, Script, Target, Unsupported
+from filterproof.fuzz.target import Docs, Script, Target
 
 Filter = dict[str, Any]
 QUERY = [1.0, 0.0]

@@ -23,9 +23,9 @@ import warnings
 from datetime import date
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
 from filterproof.fuzz.generate import BY_NAME, Allows
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
-from filterproof.fuzz.target import Docs, Script, Target, Unsupported
+from filterproof.fuzz.target import Docs, Script, Target
 from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, join_filters
 
 OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE",

@@ -27,9 +27,9 @@ import tempfile
 from datetime import date
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import RANGE_OPS, Cond, Expr, Unsupported
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import RANGE_OPS, Cond, Expr
-from filterproof.fuzz.target import Docs, Script, Target, Unsupported
+from filterproof.fuzz.target import Docs, Script, Target
 from filterproof.fuzz.targets.metadata_filters import LI_IMPORTS, metadata_filter, pushed_down
 
 OPERATORS = {"eq": "EQ", "ne": "NE", "in": "IN", "nin": "NIN", "gt": "GT", "gte": "GTE", "lt": "LT", "lte": "LTE"}

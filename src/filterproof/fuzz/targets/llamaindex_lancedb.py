@@ -31,9 +31,9 @@ import uuid
 from datetime import date
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import RANGE_OPS, And, Cond, Expr, Or, Unsupported
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import RANGE_OPS, And, Cond, Expr, Or
-from filterproof.fuzz.target import Docs, Script, Target, Unsupported
+from filterproof.fuzz.target import Docs, Script, Target
 from filterproof.fuzz.targets.metadata_filters import (
     LI_IMPORTS,
     join_filters,

@@ -26,8 +26,8 @@ from __future__ import annotations
 import logging
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import Expr
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import Expr
 from filterproof.fuzz.target import Docs, Script, Target
 from filterproof.fuzz.targets.metadata_filters import DOCUMENTED, LI_IMPORTS, documented_leaf, pushed_down, search_all
 

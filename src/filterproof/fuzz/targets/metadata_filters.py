@@ -12,8 +12,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from filterproof.fuzz.lang import RANGE_OPS, And, Cond, Expr, Not, Or
-from filterproof.fuzz.target import Unsupported
+from filterproof.adapters.filterlang import RANGE_OPS, And, Cond, Expr, Not, Or, Unsupported
 
 LI_IMPORTS = "from llama_index.core.vector_stores import types as li"
 NEGATED = {"eq": "ne", "ne": "eq", "in": "nin", "nin": "in", "gt": "lte", "lte": "gt", "gte": "lt", "lt": "gte"}

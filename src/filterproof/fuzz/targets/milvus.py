@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import Expr
 from filterproof.fuzz.generate import Allows
-from filterproof.fuzz.lang import Expr
 from filterproof.fuzz.semantics import unknown_under_null_rule
 from filterproof.fuzz.target import Docs, Script, Target
 from filterproof.fuzz.targets.milvus_expr import SCHEMA, expression
@@ -160,6 +160,28 @@ class MilvusTarget(Target):
             self._dir = None
 
 
+def collection_script(client: str, collection: str) -> str:
+    """The reproducer's statements, in the body of ``for name in ("plain", "indexed"):``, that create ``collection``
+    (an expression) with ``client``, fill it with ``DOCS`` and flush it: one text for Lite and a server alike."""
+    return f"""    schema = {client}.create_schema(auto_id=False, enable_dynamic_field=False)
+    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
+    schema.add_field("vector", DataType.FLOAT_VECTOR, dim=2)
+    for key, (kind, params) in SCHEMA.items():
+        typed = {{k: getattr(DataType, v) if k == "element_type" else v for k, v in params.items()}}
+        schema.add_field(key, getattr(DataType, kind), nullable=True, **typed)
+    index = {client}.prepare_index_params()
+    index.add_index("vector", index_type="FLAT", metric_type="COSINE")
+    if name == "indexed":
+        for key in INDEXED:
+            index.add_index(key, index_type="INVERTED")
+    {client}.create_collection({collection}, schema=schema, index_params=index, consistency_level="Strong")
+    milvus_rows = [{{"id": doc_id, "vector": [1.0, 0.01 * (i + 1)], **{{k: doc.get(k) for k in SCHEMA}}}}
+                   for i, (doc_id, doc) in enumerate(DOCS.items())]
+    {client}.insert({collection}, milvus_rows)
+    {client}.flush({collection})  # a sealed segment: the one a scalar index is built on (Lite: only there)
+"""
+
+
 _SETUP = f"""
 for logger in ("pymilvus", "milvus_lite"):
     logging.getLogger(logger).setLevel(logging.CRITICAL)
@@ -168,21 +190,7 @@ INDEXED = {INDEXED!r}
 path = tempfile.mkdtemp(prefix="milvus-") + "/fuzz.db"
 client = MilvusClient(path)
 for name in ("plain", "indexed"):
-    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
-    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
-    schema.add_field("vector", DataType.FLOAT_VECTOR, dim=2)
-    for key, (kind, params) in SCHEMA.items():
-        typed = {{k: getattr(DataType, v) if k == "element_type" else v for k, v in params.items()}}
-        schema.add_field(key, getattr(DataType, kind), nullable=True, **typed)
-    index = client.prepare_index_params()
-    index.add_index("vector", index_type="FLAT", metric_type="COSINE")
-    if name == "indexed":
-        for key in INDEXED:
-            index.add_index(key, index_type="INVERTED")
-    client.create_collection(name, schema=schema, index_params=index, consistency_level="Strong")
-    client.insert(name, [{{"id": doc_id, "vector": [1.0, 0.01 * (i + 1)], **{{k: doc.get(k) for k in SCHEMA}}}}
-                         for i, (doc_id, doc) in enumerate(DOCS.items())])
-    client.flush(name)  # a sealed segment: Lite reads its scalar indexes there only
+{collection_script("client", "name")}\
     with contextlib.suppress(Exception):  # wait for the index build on it (Lite's own, private, worker queue)
         from milvus_lite.server_manager import server_manager_instance
         server_manager_instance._servers[os.path.abspath(path)][1].get_collection(name)._wait_for_bg()

@@ -18,7 +18,15 @@ import time
 import uuid
 
 from filterproof.fuzz.target import Docs, Script
-from filterproof.fuzz.targets.milvus import COLLECTIONS, EVERYTHING, INDEXED, MilvusTarget, create, rows
+from filterproof.fuzz.targets.milvus import (
+    COLLECTIONS,
+    EVERYTHING,
+    INDEXED,
+    MilvusTarget,
+    collection_script,
+    create,
+    rows,
+)
 from filterproof.fuzz.targets.milvus_expr import SCHEMA
 
 INDEX_WAIT_S = 30.0
@@ -119,22 +127,7 @@ for name in ("plain", "indexed"):
     collection = f"filterproof_repro_{{name}}"
     if mserver.has_collection(collection):
         mserver.drop_collection(collection)
-    schema = mserver.create_schema(auto_id=False, enable_dynamic_field=False)
-    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
-    schema.add_field("vector", DataType.FLOAT_VECTOR, dim=2)
-    for key, (kind, params) in SCHEMA.items():
-        typed = {{k: getattr(DataType, v) if k == "element_type" else v for k, v in params.items()}}
-        schema.add_field(key, getattr(DataType, kind), nullable=True, **typed)
-    index = mserver.prepare_index_params()
-    index.add_index("vector", index_type="FLAT", metric_type="COSINE")
-    if name == "indexed":
-        for key in INDEXED:
-            index.add_index(key, index_type="INVERTED")
-    mserver.create_collection(collection, schema=schema, index_params=index, consistency_level="Strong")
-    mserver.insert(collection, [{{"id": doc_id, "vector": [1.0, 0.01 * (i + 1)], **{{k: doc.get(k) for k in SCHEMA}}}}
-                                for i, (doc_id, doc) in enumerate(DOCS.items())])
-    mserver.flush(collection)
-
+{collection_script("mserver", "collection")}
 
 def ask_milvus_server(native, via, indexed):
     collection = "filterproof_repro_" + ("indexed" if indexed else "plain")

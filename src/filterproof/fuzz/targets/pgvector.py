@@ -24,10 +24,12 @@ import os
 import uuid
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import Expr
+from filterproof.adapters.pgvector.jsonb import render_jsonb, view
+from filterproof.adapters.pgvector.language import COLUMNS
 from filterproof.fuzz.generate import BY_NAME, Allows
-from filterproof.fuzz.lang import Expr
 from filterproof.fuzz.target import Docs, Script, Target
-from filterproof.fuzz.targets.pgvector_sql import COLUMNS, QUERY, render_jsonb, render_typed, view
+from filterproof.fuzz.targets.pgvector_sql import QUERY, render_typed
 
 FIELD_NAMES = tuple(BY_NAME)
 TYPED_TABLE = ("CREATE TABLE {t} (id text PRIMARY KEY, embedding vector(2) NOT NULL, "

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import Expr
 from filterproof.fuzz.generate import BY_NAME
-from filterproof.fuzz.lang import Expr
 from filterproof.fuzz.target import Docs, Script, Target
 from filterproof.fuzz.targets.qdrant_filter import Spelling, as_filter, render
 

@@ -23,9 +23,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
 from filterproof.fuzz.generate import BY_NAME
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or
-from filterproof.fuzz.target import Unsupported
 
 
 class Spelling:

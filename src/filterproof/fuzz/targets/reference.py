@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, from_json, to_json
 from filterproof.fuzz import semantics
-from filterproof.fuzz.lang import And, Cond, Expr, Not, Or, from_json, to_json
 from filterproof.fuzz.target import Docs, Script, Target
 
 UNKNOWN = "unknown"

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, ClassVar
 
-from filterproof.fuzz.lang import OPS, RANGE_OPS, UNARY_OPS, And, Cond, Expr, Not, Or
-from filterproof.fuzz.target import Target, Unsupported
+from filterproof.adapters.filterlang import OPS, RANGE_OPS, UNARY_OPS, And, Cond, Expr, Not, Or, Unsupported
+from filterproof.fuzz.target import Target
 from filterproof.fuzz.targets.metadata_filters import NEGATED
 
 SAYABLE = tuple(o for o in OPS if o not in UNARY_OPS and o not in ("contains", "contains_any"))

@@ -1,4 +1,9 @@
-"""The neutral filter language the fuzzer generates, renders into each engine's own, and judges.
+"""The neutral filter language: one tree for every engine's filter language to be rendered from.
+
+The fuzzer generates it, renders it into each engine's own and judges the answers; the
+filter-support matrix writes its probes in it; an adapter's compiler builds its policy
+clauses in it. Each engine's renderer lives in the engine's package (``adapters.<engine>``),
+so that the adapter, the fuzz target and the matrix quote and translate through one function.
 
 A filter is a tree of ``Cond`` (one field condition) under ``And`` / ``Or`` / ``Not``.
 The conditions are the operators a policy compiles into, and their negations:
@@ -30,6 +35,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
+
+
+class Unsupported(Exception):
+    """The engine's filter language has no faithful form for this condition (the reason is the message)."""
+
 
 Op = Literal["eq", "ne", "in", "nin", "gt", "gte", "lt", "lte", "contains", "contains_any", "is_null", "is_empty",
              "exists"]
@@ -71,6 +81,19 @@ class Not:
 
 
 Expr = Cond | And | Or | Not
+
+
+def kind(value: Any) -> str | None:
+    """The comparable kind of a scalar: text, bool, int, float; None for anything else (a bool is no int)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "text"
+    return None
 
 
 def nodes(expr: Expr) -> Iterator[Expr]:
