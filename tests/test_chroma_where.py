@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from filterproof.adapters.chroma import where as cw
+from filterproof.adapters.filterlang import And, Or, Unsupported
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, structural_problem
 
 ADVERSARIAL = Path(__file__).resolve().parent.parent / "fixtures" / "adversarial.json"
@@ -26,40 +27,41 @@ def test_date_int_sorts_like_dates() -> None:
 
 
 def test_each_clause() -> None:
-    assert cw.tenant_clause(Principal("acme", ())) == {"fp_tenant": {"$eq": "acme"}}
-    assert cw.status_clause() == {"fp_status": {"$eq": "active"}}
-    assert cw.revision_clause(["acme/a#1", "acme/b#2"]) == {"fp_key": {"$in": ["acme/a#1", "acme/b#2"]}}
-    assert cw.valid_from_clause(AS_OF) == {"fp_from": {"$lte": 20260908}}
-    assert cw.valid_until_clause(AS_OF) == {"fp_until": {"$gt": 20260908}}
+    assert cw.RENDER.render(cw.tenant_clause(Principal("acme", ()))) == {"fp_tenant": {"$eq": "acme"}}
+    assert cw.RENDER.render(cw.status_clause()) == {"fp_status": {"$eq": "active"}}
+    assert cw.RENDER.render(cw.revision_clause(["acme/a#1", "acme/b#2"])) == {
+        "fp_key": {"$in": ["acme/a#1", "acme/b#2"]}}
+    assert cw.RENDER.render(cw.valid_from_clause(AS_OF)) == {"fp_from": {"$lte": 20260908}}
+    assert cw.RENDER.render(cw.valid_until_clause(AS_OF)) == {"fp_until": {"$gt": 20260908}}
 
 
 def test_groups_clause_unwraps_one_group_and_ors_several() -> None:
-    assert cw.groups_clause(["eng"]) == {"fp_groups": {"$contains": "eng"}}
-    assert cw.groups_clause(["eng", "ops", "eng"]) == {
+    assert cw.RENDER.render(cw.groups_clause(["eng"])) == {"fp_groups": {"$contains": "eng"}}
+    assert cw.RENDER.render(cw.groups_clause(["eng", "ops", "eng"])) == {
         "$or": [{"fp_groups": {"$contains": "eng"}}, {"fp_groups": {"$contains": "ops"}}]}
 
 
 def test_a_group_named_like_an_operator_is_only_a_value() -> None:
-    assert cw.groups_clause(["$or"]) == {"fp_groups": {"$contains": "$or"}}
-    assert cw.groups_clause(["$and", "$contains"]) == {
+    assert cw.RENDER.render(cw.groups_clause(["$or"])) == {"fp_groups": {"$contains": "$or"}}
+    assert cw.RENDER.render(cw.groups_clause(["$and", "$contains"])) == {
         "$or": [{"fp_groups": {"$contains": "$and"}}, {"fp_groups": {"$contains": "$contains"}}]}
 
 
 def test_empty_inputs_match_nothing_without_an_empty_list() -> None:
-    assert cw.groups_clause([]) == cw.MATCH_NOTHING
-    assert cw.revision_clause([]) == cw.MATCH_NOTHING
+    assert cw.RENDER.render(cw.groups_clause([])) == cw.MATCH_NOTHING
+    assert cw.RENDER.render(cw.revision_clause([])) == cw.MATCH_NOTHING
     assert cw.NEVER not in cw.STORED_FIELDS
 
 
 def test_combinators_unwrap_and_refuse_nothing() -> None:
     one, two = {"a": {"$eq": 1}}, {"b": {"$eq": 2}}
-    assert cw.all_of([one]) == one and cw.any_of([one]) == one
-    assert cw.all_of([one, two]) == {"$and": [one, two]}
-    assert cw.any_of(iter([one, two])) == {"$or": [one, two]}
-    with pytest.raises(ValueError):
-        cw.all_of([])
-    with pytest.raises(ValueError):
-        cw.any_of([])
+    assert cw.RENDER.join("$and", [one]) == one and cw.RENDER.join("$or", [one]) == one
+    assert cw.RENDER.join("$and", [one, two]) == {"$and": [one, two]}
+    assert cw.RENDER.join("$or", [one, two]) == {"$or": [one, two]}
+    with pytest.raises(Unsupported):
+        cw.RENDER.render(And(()))
+    with pytest.raises(Unsupported):
+        cw.RENDER.render(Or(()))
 
 
 def test_active_keys_take_only_the_principals_tenant_exactly() -> None:

@@ -13,11 +13,12 @@ import pytest
 
 pytest.importorskip("chromadb")
 
+from filterproof.adapters.chroma.language import Chroma
 from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
 from filterproof.fuzz.oracles import conditions, partition
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
-from filterproof.fuzz.targets.chroma import ARRAYS, RELEASE, ChromaTarget, where
+from filterproof.fuzz.targets.chroma import ARRAYS, RELEASE, ChromaTarget
 
 
 def float_bound_on_int(finding: Finding) -> bool:
@@ -62,18 +63,18 @@ def test_renderings(expr: Expr, spelling: int, expected: dict[str, Any]) -> None
     target = ChromaTarget()
     source = target.render(expr, spelling)
     assert target.native(source) == expected
-    assert where(expr, spelling=spelling) == expected
+    assert Chroma(spelling=spelling).render(expr) == expected
 
 
 @pytest.mark.skipif(not ARRAYS, reason="list metadata and $contains arrived in chromadb 1.5")
 def test_contains_and_its_negation() -> None:
-    assert where(Cond("contains", "tags", "a'b")) == {"tags": {"$contains": "a'b"}}
-    assert where(Not(Cond("contains", "nums", 7))) == {"nums": {"$not_contains": 7}}
-    assert where(Cond("contains_any", "tags", ("a", "b"))) == {"$or": [{"tags": {"$contains": "a"}},
+    assert Chroma().render(Cond("contains", "tags", "a'b")) == {"tags": {"$contains": "a'b"}}
+    assert Chroma().render(Not(Cond("contains", "nums", 7))) == {"nums": {"$not_contains": 7}}
+    assert Chroma().render(Cond("contains_any", "tags", ("a", "b"))) == {"$or": [{"tags": {"$contains": "a"}},
                                                                       {"tags": {"$contains": "b"}}]}
-    assert where(Not(Cond("contains_any", "tags", ("a", "b")))) == {
+    assert Chroma().render(Not(Cond("contains_any", "tags", ("a", "b")))) == {
         "$and": [{"tags": {"$not_contains": "a"}}, {"tags": {"$not_contains": "b"}}]}
-    assert where(Cond("contains_any", "nums", (7,))) == {"nums": {"$contains": 7}}
+    assert Chroma().render(Cond("contains_any", "nums", (7,))) == {"nums": {"$contains": 7}}
 
 
 @pytest.mark.parametrize(("expr", "why"), [
@@ -98,7 +99,7 @@ def test_what_chroma_cannot_say_is_unsupported_with_the_reason(expr: Expr, why: 
 
 def test_an_unknown_construct_is_a_type_error() -> None:
     with pytest.raises(TypeError):
-        where("s = 'a'")  # type: ignore[arg-type]
+        Chroma().render("s = 'a'")  # type: ignore[arg-type]
 
 
 def test_a_seeded_run_judges_every_oracle() -> None:

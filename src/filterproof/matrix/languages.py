@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from filterproof.adapters.chroma.language import Chroma
 from filterproof.adapters.filterlang import And, Cond, Expr, Or, Unsupported
 from filterproof.adapters.milvus.language import Milvus
 
@@ -30,27 +31,19 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
+def _join(operator: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return parts[0] if len(parts) == 1 else {operator: parts}  # langchain-postgres, as Chroma: no join of one
+
+
 # -- Chroma where (langchain-chroma, native) ----------------------------------------
 
-
-def _chroma_join(operator: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
-    return parts[0] if len(parts) == 1 else {operator: parts}  # Chroma refuses $and/$or of one clause
+CHROMA = Chroma(strict=False)
+"""Chroma's own renderer; what Chroma refuses (``$in: []``, ``$or: []``, a range on a date string) is written as an
+application writes it, for the integration to refuse (the matrix records it: raises)."""
 
 
 def chroma_where(expr: Expr) -> dict[str, Any]:
-    match expr:
-        case Cond("eq" | "in" | "lte" | "gt" | "contains" as op, key, value):
-            operator = {"eq": "$eq", "in": "$in", "lte": "$lte", "gt": "$gt", "contains": "$contains"}[op]
-            return {key: {operator: _plain(value)}}
-        case Cond("contains_any", key, values):
-            return _chroma_join("$or", [{key: {"$contains": v}} for v in values])
-        case Cond("is_empty"):
-            raise Unsupported("Chroma's where has no test for a missing or null field")
-        case And(parts):
-            return _chroma_join("$and", [chroma_where(p) for p in parts])
-        case Or(parts):
-            return _chroma_join("$or", [chroma_where(p) for p in parts])
-    raise TypeError(f"unknown expression {expr!r}")
+    return CHROMA.render(expr)
 
 
 # -- Qdrant Filter (langchain-qdrant, native) -------------------------------------------
@@ -95,9 +88,9 @@ def pgvector_dict(expr: Expr) -> dict[str, Any]:
         case Cond("is_empty"):
             raise Unsupported("langchain-postgres has $exists (absence) but no null test")
         case And(parts):
-            return _chroma_join("$and", [pgvector_dict(p) for p in parts])
+            return _join("$and", [pgvector_dict(p) for p in parts])
         case Or(parts):
-            return _chroma_join("$or", [pgvector_dict(p) for p in parts])
+            return _join("$or", [pgvector_dict(p) for p in parts])
     raise TypeError(f"unknown expression {expr!r}")
 
 

@@ -5,7 +5,9 @@ $not_contains``, ``$and``/``$or`` of two or more clauses): no ``$exists``, no nu
 ranges on numbers only, no empty lists, and ``$eq 1`` also matches ``1.0``. So the
 fixture's metadata is never filtered on as given. ``stored_metadata`` derives
 policy fields from it once, at upsert time, in a form where each clause of the
-policy is one native comparison:
+policy is one native comparison, built as a neutral condition (``adapters.filterlang``)
+and written by Chroma's one renderer, ``language.Chroma`` (strict: a clause Chroma
+would refuse cannot be written):
 
 ========== ============================================ =================================
 field      stored value                                 clause
@@ -43,12 +45,14 @@ groups of two slices is admitted by both, and the merge keeps it once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from typing import Any
 
+from filterproof.adapters.chroma.language import Chroma, Where
 from filterproof.adapters.datecodec import OPEN_UNTIL, date_int
+from filterproof.adapters.filterlang import And, Cond, Expr
 from filterproof.adapters.raw import raw_json
 from filterproof.adapters.revisions import active_keys, logical_key, revision_key
 from filterproof.policy import (
@@ -60,8 +64,6 @@ from filterproof.policy import (
     structural_problem,
 )
 
-Where = dict[str, Any]
-
 TENANT, STATUS, KEY, GROUPS = "fp_tenant", "fp_status", "fp_key", "fp_groups"
 VALID_FROM, VALID_UNTIL = "fp_from", "fp_until"
 RAW, PROBLEM = "fp_raw", "fp_problem"
@@ -72,7 +74,10 @@ STORED_FIELDS = (*POLICY_FIELDS, RAW, PROBLEM)
 
 NEVER = "fp_never"
 """A key no document ever has: ``{NEVER: {"$eq": 1}}`` matches nothing, where Chroma refuses ``$in: []``."""
-MATCH_NOTHING: Where = {NEVER: {"$eq": 1}}
+NONE_OF = Cond("eq", NEVER, 1)
+"""A clause no document meets: a principal without a tenant, a group or a revision."""
+RENDER = Chroma()
+MATCH_NOTHING: Where = RENDER.render(NONE_OF)
 KEYS_PER_FILTER = 20_000
 """Most ``$in`` keys in one filter: well under SQLite's 32766 variables, room left for many groups."""
 GROUPS_PER_FILTER = 500
@@ -111,27 +116,7 @@ def stored_metadata(meta: Mapping[str, Any], active: Mapping[tuple[str, str], in
     return stored
 
 
-# -- combinators ----------------------------------------------------------------
-
-
-def _combine(operator: str, clauses: Iterable[Where]) -> Where:
-    found = list(clauses)
-    if not found:
-        raise ValueError(f"{operator} of no clauses")
-    return found[0] if len(found) == 1 else {operator: found}
-
-
-def all_of(clauses: Iterable[Where]) -> Where:
-    """``$and`` of two or more clauses; a single clause unwrapped."""
-    return _combine("$and", clauses)
-
-
-def any_of(clauses: Iterable[Where]) -> Where:
-    """``$or`` of two or more clauses; a single clause unwrapped."""
-    return _combine("$or", clauses)
-
-
-# -- one function per clause ------------------------------------------------------
+# -- one function per clause: each a neutral condition on the stored fields ---------------
 
 
 def _text(value: object, what: str) -> str:
@@ -140,44 +125,42 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def tenant_clause(principal: Principal) -> Where:
+def tenant_clause(principal: Principal) -> Expr:
     tenant = _text(principal.tenant, "principal tenant")
-    return {TENANT: {"$eq": tenant}} if matchable(tenant) else MATCH_NOTHING
+    return Cond("eq", TENANT, tenant) if matchable(tenant) else NONE_OF
 
 
-def status_clause() -> Where:
-    return {STATUS: {"$eq": ACTIVE_STATUS}}
+def status_clause() -> Expr:
+    return Cond("eq", STATUS, ACTIVE_STATUS)
 
 
-def revision_clause(keys: Sequence[str]) -> Where:
+def revision_clause(keys: Sequence[str]) -> Expr:
     """The document is the active revision: its key is one of ``keys`` (none: nothing matches)."""
     if not keys:
-        return MATCH_NOTHING
+        return NONE_OF
     if len(keys) > KEYS_PER_FILTER:
         raise ValueError(f"{len(keys)} revision keys in one filter: at most {KEYS_PER_FILTER} "
                          f"(use compile_partitions)")
-    return {KEY: {"$in": [_text(k, "revision key") for k in keys]}}
+    return Cond("in", KEY, tuple(_text(k, "revision key") for k in keys))
 
 
-def groups_clause(groups: Sequence[str]) -> Where:
+def groups_clause(groups: Sequence[str]) -> Expr:
     """Shares a group with the principal; a principal without groups matches nothing."""
-    distinct = [g for g in dict.fromkeys(_text(g, "principal group") for g in groups) if matchable(g)]
-    if not distinct:
-        return MATCH_NOTHING
-    return any_of({GROUPS: {"$contains": group}} for group in distinct)
+    distinct = tuple(g for g in dict.fromkeys(_text(g, "principal group") for g in groups) if matchable(g))
+    return Cond("contains_any", GROUPS, distinct) if distinct else NONE_OF  # an $or of $contains
 
 
-def valid_from_clause(as_of: date) -> Where:
-    return {VALID_FROM: {"$lte": date_int(as_of)}}
+def valid_from_clause(as_of: date) -> Expr:
+    return Cond("lte", VALID_FROM, date_int(as_of))
 
 
-def valid_until_clause(as_of: date) -> Where:
-    return {VALID_UNTIL: {"$gt": date_int(as_of)}}
+def valid_until_clause(as_of: date) -> Expr:
+    return Cond("gt", VALID_UNTIL, date_int(as_of))
 
 
-def flag_clause() -> Where:
+def flag_clause() -> Expr:
     """``revision=flag``: the document is flagged current (by ``set_active_revisions``)."""
-    return {CURRENT: {"$eq": "yes"}}
+    return Cond("eq", CURRENT, "yes")
 
 
 def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> Where:
@@ -191,14 +174,14 @@ def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: 
     tenant = _text(principal.tenant, "principal tenant")
     if keys is None and not flag:
         keys = active_keys(where.active, tenant)
-    return all_of([
+    return RENDER.render(And((
         tenant_clause(principal),
         status_clause(),
         flag_clause() if flag else revision_clause(keys or []),
         groups_clause(principal.groups),
         valid_from_clause(where.as_of),
         valid_until_clause(where.as_of),
-    ])
+    )))
 
 
 def compile_partitions(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> list[Where]:

@@ -2,11 +2,14 @@
 
 LanceDB takes a filter as a SQL string (DataFusion syntax). Its type-safe
 ``lancedb.expr`` binds literals, but (0.40) knows no list function, so the groups
-clause cannot be written with it; the filter is therefore a string, and every value
-enters it through ``literal``: a single-quoted SQL string with ``'`` doubled, the only
-escape DataFusion's string literals have (a backslash is an ordinary character there;
-``' OR 1=1 --``, ``\\'``, NUL and newlines stay inside the literal: see the tests).
-Numbers enter through ``int``. Column names are the constants below.
+clause cannot be written with it; the filter is therefore a string. Each clause is a
+neutral condition (``adapters.filterlang``) on the columns below, written by LanceDB's
+one renderer, ``language.LanceDB``, whose string literal (``language.quoted``, also
+behind ``literal``) is single-quoted with ``'`` doubled, the only escape DataFusion's
+string literals have (a backslash is an ordinary character there; ``' OR 1=1 --``,
+``\\'``, NUL and newlines stay inside the literal: see the tests). Numbers enter as
+``int``. Column names are the constants below, each of the kind ``FIELDS`` gives the
+renderer.
 
 ``stored_columns`` classifies each document once, at upsert, with
 ``policy.structural_problem``, and fills:
@@ -27,7 +30,7 @@ metadata     string         the metadata as JSON (every document)      never fil
 Fail closed: a malformed document has null in every filtered column; a comparison,
 ``IN`` or ``array_has_any`` with a null operand is null, which a filter treats as
 false. The open end is a sentinel, not null, so no ``OR ... IS NULL`` is needed. An
-empty key list or group list compiles to ``FALSE``. Strings go through
+empty key list or group list compiles to ``FALSE`` (an OR of no clauses). Strings go through
 ``textcodec.escape`` (Arrow cannot hold a lone surrogate; NUL is fine).
 """
 
@@ -39,6 +42,8 @@ from typing import Any
 
 from filterproof.adapters import textcodec
 from filterproof.adapters.datecodec import OPEN_UNTIL, date_int
+from filterproof.adapters.filterlang import And, Cond, Expr, Or
+from filterproof.adapters.lancedb.language import LanceDB, quoted
 from filterproof.adapters.raw import raw_json
 from filterproof.adapters.revisions import active_keys, logical_key, revision_key
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, parse_date
@@ -50,7 +55,12 @@ CURRENT, LID = "is_current", "logical_key"
 """``revision=flag`` only: the row is its tenant/logical_id's active revision (null in query mode and on
 malformed rows), and ``tenant/logical_id``, by which ``set_active_revisions`` rewrites the flags."""
 STORED_COLUMNS = (TENANT, STATUS, KEY, GROUPS, VALID_FROM, VALID_UNTIL, PROBLEM, METADATA, CURRENT, LID)
-NOTHING = "FALSE"
+FIELDS = {**dict.fromkeys(("id", TENANT, STATUS, KEY, PROBLEM, METADATA, LID), "text"), GROUPS: "text_list",
+          VALID_FROM: "int", VALID_UNTIL: "int", CURRENT: "bool"}
+"""The kind of each column, which the renderer holds every value to."""
+RENDER = LanceDB(FIELDS)
+NONE_OF = Or(())
+"""A clause no row can meet (an empty OR, ``FALSE``): a principal without a group or a revision."""
 
 
 def text(value: str) -> str:
@@ -60,7 +70,7 @@ def text(value: str) -> str:
 
 def literal(value: str) -> str:
     """A SQL string literal that holds ``value`` exactly, whatever it contains."""
-    return "'" + text(value).replace("'", "''") + "'"
+    return quoted(text(value))
 
 
 def stored_columns(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int] | None = None) -> dict[str, Any]:
@@ -88,47 +98,43 @@ def stored_columns(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int
     }
 
 
-# -- one function per clause ------------------------------------------------------
+# -- one function per clause: each a neutral condition on the stored columns -------------
 
 
-def tenant_clause(principal: Principal) -> str:
-    return f"{TENANT} = {literal(principal.tenant)}"
+def tenant_clause(principal: Principal) -> Expr:
+    return Cond("eq", TENANT, text(principal.tenant))
 
 
-def status_clause() -> str:
-    return f"{STATUS} = {literal(ACTIVE_STATUS)}"
+def status_clause() -> Expr:
+    return Cond("eq", STATUS, text(ACTIVE_STATUS))
 
 
-def revision_clause(keys: Sequence[str]) -> str:
+def revision_clause(keys: Sequence[str]) -> Expr:
     """The document is an active revision: its key is in the list (none: nothing matches).
 
     The only clause that depends on the active map; an encoding that stores a flag
     instead would replace this function alone.
     """
-    if not keys:
-        return NOTHING
-    return f"{KEY} IN ({', '.join(literal(k) for k in keys)})"
+    return Cond("in", KEY, tuple(text(k) for k in keys)) if keys else NONE_OF
 
 
-def flag_clause() -> str:
+def flag_clause() -> Expr:
     """``revision=flag``: the row is flagged current (null, in query mode or on malformed rows, is not true)."""
-    return f"{CURRENT} IS TRUE"
+    return Cond("eq", CURRENT, True)
 
 
-def groups_clause(groups: Sequence[str]) -> str:
+def groups_clause(groups: Sequence[str]) -> Expr:
     """Shares a group with the principal; a principal without groups matches nothing."""
-    distinct = list(dict.fromkeys(groups))
-    if not distinct:
-        return NOTHING
-    return f"array_has_any({GROUPS}, [{', '.join(literal(g) for g in distinct)}])"
+    distinct = tuple(text(g) for g in dict.fromkeys(groups))
+    return Cond("contains_any", GROUPS, distinct) if distinct else NONE_OF
 
 
-def valid_from_clause(as_of: date) -> str:
-    return f"{VALID_FROM} <= {date_int(as_of)}"
+def valid_from_clause(as_of: date) -> Expr:
+    return Cond("lte", VALID_FROM, date_int(as_of))
 
 
-def valid_until_clause(as_of: date) -> str:
-    return f"{VALID_UNTIL} > {date_int(as_of)}"
+def valid_until_clause(as_of: date) -> Expr:
+    return Cond("gt", VALID_UNTIL, date_int(as_of))
 
 
 def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> str:
@@ -140,6 +146,5 @@ def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: 
     if keys is None and not flag:
         keys = active_keys(where.active, principal.tenant)
     revision = flag_clause() if flag else revision_clause(keys or [])
-    clauses = [tenant_clause(principal), status_clause(), revision, groups_clause(principal.groups),
-               valid_from_clause(where.as_of), valid_until_clause(where.as_of)]
-    return " AND ".join(f"({c})" for c in clauses)
+    return RENDER.render(And((tenant_clause(principal), status_clause(), revision, groups_clause(principal.groups),
+                              valid_from_clause(where.as_of), valid_until_clause(where.as_of))))

@@ -23,14 +23,13 @@ Chroma's rules, written down once:
   a number there (and in 0.4 every pair leaves out a document without the key), so P and NOT P
   need not cover every document: ``two_valued = False``.
 * ``is_null``, ``is_empty``, ``exists``: no faithful form (no presence test): Unsupported.
-* ``$and``/``$or`` take two or more clauses: one child is rendered as itself; an empty AND or
-  OR has no form (Unsupported). ``$in``/``$nin`` take a non-empty list of values of one type
-  (an empty or mixed list: Unsupported); ``contains_any`` is an ``$or`` of ``$contains``.
-* Ranges take a number (``$gt`` on text is refused; a date is stored as text: Unsupported).
+* ``$and``/``$or`` take two or more clauses, ``$in``/``$nin`` a non-empty list of one type, ranges
+  a number: what breaks a rule is Unsupported (``strict``).
 * ``$eq 1`` also selects ``1.0`` in 1.x (the neutral evaluator leaves int/float unknown).
 
-Spellings: 0 ``{key: {"$eq": v}}``; 1 the shorthand ``{key: v}``, which Chroma documents as the
-same filter ("Using the $eq operator is equivalent to using the where filter").
+Rendering and spellings are Chroma's own, written once in ``adapters.chroma.language`` (``Chroma``,
+strict, with list operators where the installed chromadb has them); ``equivalent = (1,)``: the
+``spelling`` oracle compares spelling 1 (the documented ``{key: v}`` shorthand) with 0.
 
 Vias: ``search`` is ``collection.query`` with ``n_results`` = the collection size, ``get`` is
 ``collection.get(where=...)``; ``count`` takes no filter. No payload index (not ``indexable``).
@@ -45,15 +44,13 @@ from __future__ import annotations
 import re
 import tempfile
 import uuid
-from datetime import date
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, ClassVar
 
-from filterproof.adapters.filterlang import RANGE_OPS, UNARY_OPS, And, Cond, Expr, Not, Or, Unsupported
+from filterproof.adapters.chroma.language import Chroma
+from filterproof.adapters.filterlang import Expr
 from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.target import Docs, Script, Target
-
-Where = dict[str, Any]
 
 
 def _release() -> tuple[int, ...]:
@@ -71,99 +68,6 @@ REUSE = RELEASE >= (1,)
 """Empty the collection and refill it for the next world. chromadb 0.4's HNSW index, after a few hundred deletes,
 fails filtered queries ("Cannot return the results in a contigious 2D array", chroma-core/chroma#997, hnswlib's
 marked-deleted elements): there each world gets a fresh one, as the reproducer's store is."""
-
-OPPOSITE = {"eq": "ne", "ne": "eq", "in": "nin", "nin": "in", "gt": "lte", "lte": "gt", "gte": "lt", "lt": "gte",
-            "contains": "not_contains", "not_contains": "contains"}
-"""Each leaf's negation (``not_contains`` is Chroma's own, not a neutral operator)."""
-
-
-# -- one function per construct ------------------------------------------------------
-
-
-def where(expr: Expr, negated: bool = False, spelling: int = 0) -> Where:
-    """The ``where`` dict for ``expr`` (``NOT expr`` when ``negated``), negation pushed to the leaves."""
-    match expr:
-        case Cond():
-            return leaf(expr, negated, spelling)
-        case And(parts):
-            clauses = [where(p, negated, spelling) for p in parts]
-            return any_of(clauses) if negated else all_of(clauses)
-        case Or(parts):
-            clauses = [where(p, negated, spelling) for p in parts]
-            return all_of(clauses) if negated else any_of(clauses)
-        case Not(part):
-            return where(part, not negated, spelling)
-    raise TypeError(f"unknown expression {expr!r}")
-
-
-def _join(operator: str, clauses: list[Where]) -> Where:
-    if not clauses:
-        raise Unsupported("chroma: no empty AND or OR ($and/$or take two or more clauses)")
-    return clauses[0] if len(clauses) == 1 else {operator: clauses}
-
-
-def all_of(clauses: list[Where]) -> Where:
-    return _join("$and", clauses)
-
-
-def any_of(clauses: list[Where]) -> Where:
-    return _join("$or", clauses)
-
-
-def leaf(c: Cond, negated: bool, spelling: int = 0) -> Where:
-    if c.op in UNARY_OPS:
-        raise Unsupported(f"chroma: no {c.op} (no $exists, no null in metadata)")
-    if c.op == "contains_any":
-        if not c.value:
-            raise Unsupported("chroma: contains_any of no value has no form")
-        clauses = [leaf(Cond("contains", c.key, v), negated) for v in c.value]
-        return all_of(clauses) if negated else any_of(clauses)
-    op = OPPOSITE[c.op] if negated else c.op
-    if op in ("eq", "ne"):
-        return compare(c.key, op, scalar(c.value), spelling)
-    if op in ("in", "nin"):
-        return compare(c.key, op, listed(c.value))
-    if op in RANGE_OPS:
-        return compare(c.key, op, number(c.value))
-    if op in ("contains", "not_contains"):
-        if not ARRAYS:
-            raise Unsupported("chroma: no $contains on metadata before 1.5 (no list metadata)")
-        return compare(c.key, op, scalar(c.value))
-    raise TypeError(f"unknown operator {c.op!r}")
-
-
-def compare(key: str, op: str, value: Any, spelling: int = 0) -> Where:
-    """``{key: {"$op": value}}``; ``eq`` in spelling 1 as the documented shorthand ``{key: value}``."""
-    if not isinstance(key, str):
-        raise TypeError(f"a metadata key is text, got {key!r}")
-    if op == "eq" and spelling == 1:
-        return {key: value}
-    return {key: {f"${op}": value}}
-
-
-def scalar(value: Any) -> str | int | float | bool:
-    if isinstance(value, date):
-        raise Unsupported("chroma: no date type (a date is stored as text)")
-    if isinstance(value, str | int | float):  # bool is an int
-        return value
-    raise TypeError(f"not a metadata value: {value!r}")
-
-
-def number(value: Any) -> int | float:
-    if isinstance(value, bool | str | date):
-        raise Unsupported("chroma: a range takes a number (text and dates are not ordered)")
-    if isinstance(value, int | float):
-        return value
-    raise TypeError(f"not a number: {value!r}")
-
-
-def listed(values: Any) -> list[Any]:
-    if not isinstance(values, tuple):
-        raise TypeError(f"in/nin take a tuple, got {values!r}")
-    items = [scalar(v) for v in values]
-    if not items or len({type(v) for v in items}) > 1:
-        raise Unsupported("chroma: $in/$nin take a non-empty list of one type")
-    return items
 
 
 def metadata(doc: Any) -> dict[str, Any] | None:
@@ -191,7 +95,8 @@ class ChromaTarget(Target):
         self._home: tempfile.TemporaryDirectory[str] | None = None
 
     def render(self, expr: Expr, spelling: int = 0) -> str:
-        return repr(where(expr, spelling=spelling))  # data, not text: every value is a Python literal
+        # data, not text: every value is a Python literal
+        return repr(Chroma(spelling=spelling, arrays=ARRAYS).render(expr))
 
     def open_client(self) -> Any:
         import logging

@@ -30,9 +30,10 @@ from importlib.util import find_spec
 from typing import Any, ClassVar
 
 from filterproof.adapters.filterlang import Expr
+from filterproof.adapters.lancedb.language import as_date
 from filterproof.fuzz.generate import BY_NAME, FIELDS, Allows
 from filterproof.fuzz.target import Docs, Script, Target
-from filterproof.fuzz.targets.lancedb_sql import as_date, sql
+from filterproof.fuzz.targets.lancedb_sql import sql
 
 INDEXES = {"s": "BTREE", "t": "BITMAP", "n": "BTREE", "x": "BTREE", "d": "BTREE", "b": "BITMAP",
            "tags": "LABEL_LIST", "nums": "LABEL_LIST"}
