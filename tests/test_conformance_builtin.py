@@ -112,10 +112,10 @@ class TestQdrantEdge(EngineConformanceTests):
 
 
 class PythonEvaluatorScale:
-    """qdrant-client's local mode evaluates a filter in Python, point by point, and ``MatchAny`` as a list
-    lookup: under revision=query each query of the 5,000-document tier compares every point with about 4,900
-    revision keys (about a minute a class). Its search is exhaustive, with no page or pool to find, so the tier
-    runs on 2,000 documents here (every level keeps its share of the corpus)."""
+    """A store whose filtered search is an exhaustive Python loop over every row and condition, with no page or
+    pool to find: the tier runs on ``LOCAL_MODE_SCALE`` documents (every level keeps its share of the corpus).
+    qdrant-client's local mode checks ``MatchAny`` by a list scan per point; its descriptor sets the same budget
+    for a user's ``--backend qdrant-local``."""
 
     def scale_documents(self, config: pytest.Config) -> int:
         return min(LOCAL_MODE_SCALE, super().scale_documents(config))  # type: ignore[misc]
@@ -181,10 +181,10 @@ class TestLanceDBScalarIndexes(LanceDBDefaultReaders, EngineConformanceTests):
 
 class LiteEvaluatorScale(PythonEvaluatorScale):
     """Milvus Lite hands an expression holding ``ARRAY_CONTAINS_ANY`` (the groups clause) to a row-by-row Python
-    evaluator that rebuilds an ``in`` list's set for every row: under revision=query each query of the
-    5,000-document tier tests every row against about 4,900 revision keys (measured: 520 s for the tier, 43 s
-    under revision=flag). FLAT search is exhaustive, with no page or pool to find, so the tier runs on 2,000
-    documents, as for qdrant-client's local mode (bench/repro/milvus_evaluator_cost.py)."""
+    evaluator that rebuilds an ``in`` list's set for every row (bench/repro/milvus_evaluator_cost.py). FLAT search
+    is exhaustive, with no page or pool to find, so the tier runs on ``LOCAL_MODE_SCALE`` documents here, as for
+    qdrant-client's local mode; a user's ``--backend milvus`` runs the default 5,000 (a server's index has
+    windows to find)."""
 
 
 class TestMilvus(LiteEvaluatorScale, EngineConformanceTests):

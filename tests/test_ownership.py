@@ -281,6 +281,7 @@ def test_qdrant_edge_refuses_a_users_edge_shard_directory(tmp_path: Path) -> Non
 # -- the conformance suite: refused in one line, exit 2 ---------------------------------------------------------
 
 
+@pytest.mark.slow  # 10-35 s (a pytest in a child process); the quick set's refusals are the in-process ones above
 def test_the_suite_refuses_a_users_table_with_exit_2(user_lancedb: Path) -> None:
     """``pytest --pyargs filterproof.conformance`` on a user's table ends at its first test, exit 2, one line."""
     before = files(user_lancedb)

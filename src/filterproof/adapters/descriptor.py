@@ -68,6 +68,11 @@ class Store:
     sweep: bool = False
     """``filterproof sweep`` runs it by default (a sweep indexes 100,000 documents and more: the fast ones)."""
     fuzz: tuple[FuzzTarget, ...] = ()
+    scale: int | None = None
+    """The conformance suite's scale tier on this store when neither ``--conformance-scale`` nor the environment
+    sets one (None: the suite's default, 5,000). Lower only for a store whose filtered search is exhaustive and
+    a Python loop over every row and condition (no page, window or pool for the larger corpus to find), and say
+    why in its descriptor."""
 
 
 DESCRIPTOR = "descriptor"

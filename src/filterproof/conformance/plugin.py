@@ -39,7 +39,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"hypothesis examples for the generated congruence test (default {DEFAULT_EXAMPLES}, "
                          f"or ${EXAMPLES_ENV})")
     group.addoption("--conformance-scale", dest="conformance_scale", type=int, default=None, metavar="N",
-                    help=f"documents in the scale tier (default {DEFAULT_SCALE}, or ${SCALE_ENV}; 0 skips it)")
+                    help=f"documents in the scale tier (default {DEFAULT_SCALE}, or less where a built-in store's "
+                         f"description says why, or ${SCALE_ENV}; 0 skips it)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -60,12 +61,32 @@ def example_count(config: pytest.Config) -> int:
     return int(_option(config, "conformance_examples") or os.environ.get(EXAMPLES_ENV) or DEFAULT_EXAMPLES)
 
 
-def scale_size(config: pytest.Config) -> int:
-    """``--conformance-scale``, else ``$FILTERPROOF_CONFORMANCE_SCALE``, else the default (0: no scale tier)."""
+def scale_size(config: pytest.Config, store: str | None = None) -> int:
+    """``--conformance-scale``, else ``$FILTERPROOF_CONFORMANCE_SCALE``, else the default of the built-in
+    ``store`` (or of ``--backend``'s, its descriptor's ``scale``), else ``DEFAULT_SCALE`` (0: no scale tier)."""
     option = _option(config, "conformance_scale")
     if option is not None:
         return int(option)
-    return int(os.environ.get(SCALE_ENV) or DEFAULT_SCALE)
+    if os.environ.get(SCALE_ENV):
+        return int(os.environ[SCALE_ENV])
+    return store_scale(store or backend_name(config)) or DEFAULT_SCALE
+
+
+def backend_name(config: pytest.Config) -> str | None:
+    """The store ``--backend`` names (None: no ``--backend``, or ``--adapter``)."""
+    spec = _option(config, "filterproof_backend")
+    if not spec or _option(config, "filterproof_adapter"):
+        return None
+    return str(spec).partition(":")[0].strip()
+
+
+def store_scale(name: str | None) -> int | None:
+    """The scale budget a built-in store's descriptor sets (None: unknown store, or the default)."""
+    if not name:
+        return None
+    from filterproof.adapters.descriptor import stores
+
+    return next((store.scale for store in stores() if store.name == name), None)
 
 
 def options(config: pytest.Config) -> dict[str, str]:
@@ -154,5 +175,6 @@ class Budgets:
         return example_count(config)
 
     def scale_documents(self, config: pytest.Config) -> int:
-        """Documents in the scale tier: ``--conformance-scale`` (0 skips it)."""
-        return scale_size(config)
+        """Documents in the scale tier: ``--conformance-scale`` (0 skips it), else the store's default (a test
+        class of a built-in store names it in ``STORE``)."""
+        return scale_size(config, getattr(self, "STORE", None))

@@ -3,7 +3,10 @@
 Built with numpy in well under a second at the default size, so the tier costs
 what the store costs. Vectors are unit vectors around a few hundred cluster centres
 (never two alike), so that a query has real nearest neighbours. Metadata follow the
-policy's fields: a dominant tenant (shares 0.80 / 0.15 / 0.05), skewed small groups,
+policy's fields: documents in chunks of ``CHUNKS`` that share a logical id, its tenant
+and its fate as a revision (as a document's passages do, and so that the active map
+holds one entry per document, not per row: stores whose filter carries the map pay
+per entry), a dominant tenant (shares 0.80 / 0.15 / 0.05), skewed small groups,
 "band" groups held independently with the probability that makes each broad level,
 and documents of every ineligible class (superseded revisions, drafts, expired and
 future windows, a few malformed documents of every class) besides last-day ones,
@@ -50,10 +53,14 @@ TENANTS = ("t0", "t1", "t2")
 TENANT_SHARES = (0.80, 0.15, 0.05)
 GROUPS = tuple(f"g{i:02d}" for i in range(40))
 SELECTIVITIES = (0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5)
-FATES = (("superseded", 0.03), ("draft", 0.02), ("expired", 0.02), ("future", 0.02), ("last day", 0.02),
+CHUNKS = 8
+"""Rows per logical id: they share its tenant and whether a newer revision supersedes it."""
+SUPERSEDED = 0.03
+"""The share of logical ids whose authoritative revision is a newer one (not in the corpus)."""
+FATES = (("draft", 0.02), ("expired", 0.02), ("future", 0.02), ("last day", 0.02),
          ("malformed", 0.018))
-"""Each document's fate beyond plain "active", with its probability; all but "last day" are never eligible."""
-ELIGIBLE_SHARE = 1 - sum(p for fate, p in FATES if fate != "last day")
+"""Each row's fate beyond plain "active", with its probability; all but "last day" are never eligible."""
+ELIGIBLE_SHARE = (1 - SUPERSEDED) * (1 - sum(p for fate, p in FATES if fate != "last day"))
 BANDS = {f"b{round(level * 100)}": level / (TENANT_SHARES[0] * ELIGIBLE_SHARE) for level in SELECTIVITIES[5:]}
 """Broad groups, each held with the probability that makes (first tenant, that band) admit its level."""
 FAR_GROUP = "gfar"
@@ -109,24 +116,27 @@ def clustered(rng: np.random.Generator, n: int, centres: np.ndarray, spread: flo
     return unit(centres[rng.integers(0, len(centres), n)] + noise)
 
 
-def document_metadata(rng: np.random.Generator, row: int) -> tuple[dict[str, Any], int]:
-    """One document's metadata and the revision the active map gives its logical id."""
+def identity(rng: np.random.Generator) -> tuple[str, int]:
+    """A logical id's tenant and the revision the active map gives it (2: superseded, the corpus holds 1)."""
+    return str(rng.choice(TENANTS, p=TENANT_SHARES)), 2 if rng.random() < SUPERSEDED else 1
+
+
+def document_metadata(rng: np.random.Generator, row: int, tenant: str) -> dict[str, Any]:
+    """One row's metadata, of logical id ``L{row // CHUNKS}`` owned by ``tenant``."""
     # Skewed group sizes: a few groups are large, most are small; then the bands, each held independently.
     groups = {GROUPS[min(int(rng.zipf(1.3)) - 1, len(GROUPS) - 1)] for _ in range(rng.integers(1, 3))}
     groups |= {band for band, p in BANDS.items() if rng.random() < p}
     meta: dict[str, Any] = {
-        "tenant": str(rng.choice(TENANTS, p=TENANT_SHARES)), "logical_id": f"L{row}", "revision": 1,
+        "tenant": tenant, "logical_id": f"L{row // CHUNKS}", "revision": 1,
         "status": "active", "valid_from": "2026-01-01", "groups": sorted(groups),
     }
-    active, fate, draw = 1, "active", rng.random()
+    fate, draw = "active", rng.random()
     for name, p in FATES:
         if draw < p:
             fate = name
             break
         draw -= p
-    if fate == "superseded":
-        active = 2  # a newer revision (not in the corpus) is the authoritative one
-    elif fate == "draft":
+    if fate == "draft":
         meta["status"] = "draft"
     elif fate == "expired":
         meta["valid_until"] = "2026-06-01"
@@ -137,7 +147,16 @@ def document_metadata(rng: np.random.Generator, row: int) -> tuple[dict[str, Any
     elif fate == "malformed":
         field, value = MALFORMED[row % len(MALFORMED)]
         meta[field] = value
-    return meta, active
+    return meta
+
+
+def corpus_metadata(rng: np.random.Generator, n: int) -> tuple[list[dict[str, Any]], ActiveRevisions]:
+    """``n`` rows' metadata, ``CHUNKS`` to a logical id, and the active map of their (tenant, logical id)s."""
+    identities = [identity(rng) for _ in range(-(-n // CHUNKS))]
+    metadata = [document_metadata(rng, row, identities[row // CHUNKS][0]) for row in range(n)]
+    revisions = {(m["tenant"], m["logical_id"]): identities[row // CHUNKS][1]
+                 for row, m in enumerate(metadata) if isinstance(m["tenant"], str)}
+    return metadata, ActiveRevisions.of(revisions)
 
 
 def candidate_principals(active: ActiveRevisions) -> list[PolicyFilter]:
@@ -195,10 +214,7 @@ def build(n: int, seed: int = 20260908) -> ScaleCorpus:
     rng = np.random.default_rng(seed)
     centres = unit(rng.normal(size=(max(20, min(400, n // 25)), DIM)))
     vectors = clustered(rng, n, centres)
-    rows = [document_metadata(rng, row) for row in range(n)]
-    metadata = [meta for meta, _ in rows]
-    keyed = [(m["tenant"], m["logical_id"], rev) for m, rev in rows if isinstance(m["tenant"], str)]
-    active = ActiveRevisions.of({(tenant, logical_id): rev for tenant, logical_id, rev in keyed})
+    metadata, active = corpus_metadata(rng, n)
     columns = PolicyColumns(metadata)
     chosen, last = pick_principals(columns, active, n)
     wheres = [where if q < QUERIES_PER_PRINCIPAL - 1 else PolicyFilter(where.principal, EARLIER, where.active)

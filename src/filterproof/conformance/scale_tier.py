@@ -182,7 +182,9 @@ def answers_failures(adapter: Adapter, corpus: scale_corpus.ScaleCorpus, n: int)
     failures = []
     for k in KS:
         if adapter.capabilities.exact:
-            short = sorted((v for v in verdicts[k] if v.short), key=lambda v: v.returned / min(v.k, v.eligible))
+            # The emptiest first, and of those the one that should have held the most (a far level's K).
+            short = sorted((v for v in verdicts[k] if v.short),
+                           key=lambda v: (v.returned / min(v.k, v.eligible), -min(v.k, v.eligible)))
             if short:
                 failures.append(f"{len(short)} of {len(verdicts[k])} queries short of min(K={k}, eligible): "
                                 + describe(short))
