@@ -23,13 +23,13 @@ from filterproof.fuzz.targets.qdrant import QdrantEdge, QdrantLocal
 def test_the_plain_spelling_in_both_families() -> None:
     expr = And((Cond("eq", "s", "o'b\"r"), Not(Cond("in", "n", (1, 2))), Cond("gt", "d", date(2026, 9, 8))))
     assert QdrantLocal().render(expr) == (
-        "models.Filter(must=[models.FieldCondition(key='s', match=models.MatchValue(**{'value': 'o\\'b\"r'})), "
-        "models.Filter(must_not=[models.FieldCondition(key='n', match=models.MatchAny(**{'any': [1, 2]}))]), "
-        "models.FieldCondition(key='d', range=models.DatetimeRange(gt='2026-09-08'))])")
+        "models.Filter(must=[models.FieldCondition(key='s', match=models.MatchValue(value='o\\'b\"r')), "
+        "models.Filter(must_not=[models.FieldCondition(key='n', match=models.MatchAny(any=[1, 2]))]), "
+        "models.FieldCondition(key='d', range=models.DatetimeRange(gt='2026-09-08T00:00:00Z'))])")
     assert QdrantEdge().render(expr) == (
         "qe.Filter(must=[qe.FieldCondition('s', match=qe.MatchValue('o\\'b\"r')), "
         "qe.Filter(must_not=[qe.FieldCondition('n', match=qe.MatchAny([1, 2]))]), "
-        "qe.FieldCondition('d', range=qe.RangeDateTime(gt='2026-09-08'))])")
+        "qe.FieldCondition('d', range=qe.RangeDateTime(gt='2026-09-08T00:00:00Z'))])")
 
 
 def test_the_equivalent_and_the_except_spellings() -> None:

@@ -16,28 +16,20 @@ import pytest
 import qdrant_edge as qe
 from qdrant_client import models
 
-from filterproof.adapters.qdrant.client import ModelsFamily
+from filterproof.adapters.filterlang import And, Cond, Or, Unsupported, nodes
 from filterproof.adapters.qdrant.compiler import (
-    AllOf,
-    AnyOf,
-    DateRange,
-    Equals,
-    Missing,
-    OneOf,
     PolicyCompiler,
     compile_policy,
     form_clause,
     groups_clause,
     keys_by_tenant,
-    render,
-    render_filter,
     revision_clause,
     status_clause,
     tenant_clause,
     valid_from_clause,
     valid_until_clause,
 )
-from filterproof.adapters.qdrant.edge import EdgeFamily
+from filterproof.adapters.qdrant.language import EDGE, MODELS, Qdrant
 from filterproof.adapters.qdrant.payload import (
     FORM,
     GROUPS,
@@ -69,20 +61,20 @@ POLICY_FIELDS = {TENANT, STATUS, GROUPS, KEY, VALID_FROM, VALID_UNTIL, "revision
 
 
 def test_each_clause_compiles_to_one_native_condition() -> None:
-    assert form_clause() == Equals(FORM, WELL_FORMED)
-    assert tenant_clause(ENG) == Equals(TENANT, "acme")
-    assert status_clause() == Equals(STATUS, "active")
-    assert groups_clause(ENG) == AnyOf(GROUPS, ("eng", "ops"))
-    assert groups_clause(Principal("acme", ())) == AnyOf(GROUPS, ())  # MatchAny([]): nothing matches
-    assert valid_from_clause(AS_OF) == DateRange(VALID_FROM, lte=AS_OF)
-    assert valid_until_clause(AS_OF) == OneOf((DateRange(VALID_UNTIL, gt=AS_OF), Missing(VALID_UNTIL)))
-    assert revision_clause(["acme/a#1"]) == AnyOf(KEY, ("acme/a#1",))
+    assert form_clause() == Cond("eq", FORM, WELL_FORMED)
+    assert tenant_clause(ENG) == Cond("eq", TENANT, "acme")
+    assert status_clause() == Cond("eq", STATUS, "active")
+    assert groups_clause(ENG) == Cond("contains_any", GROUPS, ("eng", "ops"))
+    assert groups_clause(Principal("acme", ())) == Cond("contains_any", GROUPS, ())  # MatchAny([]): nothing matches
+    assert valid_from_clause(AS_OF) == Cond("lte", VALID_FROM, AS_OF)
+    assert valid_until_clause(AS_OF) == Or((Cond("gt", VALID_UNTIL, AS_OF), Cond("is_empty", VALID_UNTIL)))
+    assert revision_clause(["acme/a#1"]) == Cond("in", KEY, ("acme/a#1",))
 
 
 def test_the_policy_is_the_conjunction_with_the_revision_clause_last() -> None:
     where = PolicyFilter(ENG, AS_OF, ActiveRevisions.of({("acme", "a"): 2}))
     tree = compile_policy(where, ["acme/a#2"])
-    assert tree == AllOf((
+    assert tree == And((
         form_clause(), tenant_clause(ENG), status_clause(), groups_clause(ENG),
         valid_from_clause(AS_OF), valid_until_clause(AS_OF), revision_clause(["acme/a#2"]),
     ))
@@ -113,52 +105,32 @@ def test_unknown_input_raises(bad: Any) -> None:
 # -- rendering ------------------------------------------------------------------
 
 
-class Recorder:
-    """A Family that builds tuples, to see exactly which constructors a tree calls."""
-
-    def equals(self, key: str, value: str) -> tuple[Any, ...]:
-        return ("equals", key, value)
-
-    def any_of(self, key: str, values: list[str]) -> tuple[Any, ...]:
-        return ("any", key, tuple(values))
-
-    def date_range(self, key: str, gt: str | None, lte: str | None) -> tuple[Any, ...]:
-        return ("range", key, gt, lte)
-
-    def missing(self, key: str) -> tuple[Any, ...]:
-        return ("missing", key)
-
-    def must(self, conditions: list[Any]) -> tuple[Any, ...]:
-        return ("must", *conditions)
-
-    def should(self, conditions: list[Any]) -> tuple[Any, ...]:
-        return ("should", *conditions)
-
-
 def test_render_calls_one_constructor_per_node_with_rfc3339_dates() -> None:
-    tree = AllOf((Equals(TENANT, "acme"), valid_from_clause(AS_OF), valid_until_clause(AS_OF), AnyOf(GROUPS, ())))
-    assert render(tree, Recorder()) == (
-        "must",
-        ("equals", TENANT, "acme"),
-        ("range", VALID_FROM, None, "2026-09-08T00:00:00Z"),
-        ("should", ("range", VALID_UNTIL, "2026-09-08T00:00:00Z", None), ("missing", VALID_UNTIL)),
-        ("any", GROUPS, ()),
-    )
-    assert render_filter(Equals(TENANT, "acme"), Recorder()) == ("must", ("equals", TENANT, "acme"))
+    """The rendering is data (``Call``) before it is objects: the same tree, as the source a reproducer runs."""
+    tree = And((Cond("eq", TENANT, "acme"), valid_from_clause(AS_OF), valid_until_clause(AS_OF),
+                Cond("contains_any", GROUPS, ())))
+    assert Qdrant(MODELS).source(tree) == (
+        f"models.Filter(must=[models.FieldCondition(key='{TENANT}', match=models.MatchValue(value='acme')), "
+        f"models.FieldCondition(key='{VALID_FROM}', range=models.DatetimeRange(lte='2026-09-08T00:00:00Z')), "
+        f"models.Filter(should=[models.FieldCondition(key='{VALID_UNTIL}', "
+        f"range=models.DatetimeRange(gt='2026-09-08T00:00:00Z')), "
+        f"models.IsEmptyCondition(is_empty=models.PayloadField(key='{VALID_UNTIL}'))]), "
+        f"models.FieldCondition(key='{GROUPS}', match=models.MatchAny(any=[]))])")
+    assert Qdrant(EDGE).source(Cond("eq", TENANT, "acme")) == (
+        f"qe.Filter(must=[qe.FieldCondition('{TENANT}', match=qe.MatchValue('acme'))])")
 
 
 def test_render_refuses_an_empty_group_and_unknown_nodes() -> None:
-    with pytest.raises(ValueError, match="no constraint"):
-        render(OneOf(()), Recorder())  # an empty should would match everything: fail open
-    with pytest.raises(ValueError, match="no constraint"):
-        render(AllOf(()), Recorder())
-    with pytest.raises(TypeError, match="unknown filter node"):
-        render("tenant == acme", Recorder())  # type: ignore[arg-type]
+    with pytest.raises(Unsupported, match="no constraint"):
+        Qdrant(MODELS).render(Or(()))  # an empty should would match everything: fail open
+    assert Qdrant(MODELS).native(And(())) == models.Filter(must=[])  # an empty AND is true, as it reads
+    with pytest.raises(TypeError, match="unknown expression"):
+        Qdrant(MODELS).render("tenant == acme")  # type: ignore[arg-type]
 
 
 def test_models_family_renders_the_expected_filter() -> None:
-    tree = AllOf((Equals(TENANT, "acme"), AnyOf(GROUPS, ("eng",)), valid_until_clause(AS_OF)))
-    assert render(tree, ModelsFamily()) == models.Filter(must=[
+    tree = And((Cond("eq", TENANT, "acme"), Cond("contains_any", GROUPS, ("eng",)), valid_until_clause(AS_OF)))
+    assert Qdrant(MODELS).native(tree) == models.Filter(must=[
         models.FieldCondition(key=TENANT, match=models.MatchValue(value="acme")),
         models.FieldCondition(key=GROUPS, match=models.MatchAny(any=["eng"])),
         models.Filter(should=[
@@ -170,7 +142,7 @@ def test_models_family_renders_the_expected_filter() -> None:
 
 def test_edge_family_renders_the_same_tree() -> None:
     where = PolicyFilter(ENG, AS_OF, ActiveRevisions.of({("acme", "a"): 1}))
-    native = render_filter(compile_policy(where, ["acme/a#1"]), EdgeFamily())
+    native = Qdrant(EDGE).native(compile_policy(where, ["acme/a#1"]))
     assert isinstance(native, qe.Filter) and len(native.must) == 7
     tenant, groups, until, key = native.must[1], native.must[3], native.must[5], native.must[6]
     assert isinstance(tenant, qe.FieldCondition) and tenant.key == TENANT and tenant.match.value == "acme"
@@ -181,15 +153,19 @@ def test_edge_family_renders_the_same_tree() -> None:
 
 
 def test_policy_compiler_reuses_work_per_map_object_and_sees_a_new_map_at_once() -> None:
-    compiler = PolicyCompiler(Recorder())
+    compiler = PolicyCompiler(MODELS)
     active = ActiveRevisions.of({("acme", "a"): 1, ("other", "z"): 1})
+
+    def keys(native: models.Filter) -> models.FieldCondition:
+        return models.FieldCondition(key=KEY, match=models.MatchAny(any=native))
+
     first = compiler.native(PolicyFilter(ENG, AS_OF, active))
-    assert first[-1] == ("any", KEY, ("acme/a#1",))  # only the principal's tenant
+    assert first.must[-1] == keys(["acme/a#1"])  # only the principal's tenant
     assert compiler.native(PolicyFilter(ENG, AS_OF, active)) is first
     moved = compiler.native(PolicyFilter(ENG, AS_OF, active.replace("acme", "a", 2)))
-    assert moved[-1] == ("any", KEY, ("acme/a#2",))
+    assert moved.must[-1] == keys(["acme/a#2"])
     unknown = compiler.native(PolicyFilter(Principal("nobody", ("eng",)), AS_OF, active))
-    assert unknown[-1] == ("any", KEY, ())  # no entries for this tenant: nothing matches
+    assert unknown.must[-1] == keys([])  # no entries for this tenant: nothing matches
     with pytest.raises(TypeError):
         compiler.native(None)  # type: ignore[arg-type]
 
@@ -246,10 +222,8 @@ def test_point_ids_are_stable_uuids_and_keys_and_dates_are_spelled_once() -> Non
     assert INDEXES[TENANT] == "tenant" and INDEXES[VALID_FROM] == INDEXES[VALID_UNTIL] == "datetime"
 
 
-def _fields(node: Any) -> set[str]:
-    if isinstance(node, AllOf | OneOf):
-        return set().union(*(_fields(part) for part in node.parts))
-    return {node.key}
+def _fields(tree: Any) -> set[str]:
+    return {node.key for node in nodes(tree) if isinstance(node, Cond)}
 
 
 @pytest.mark.parametrize("flag", [False, True], ids=["revision=query", "revision=flag"])
@@ -274,7 +248,7 @@ def test_an_identity_no_document_can_hold_compiles_to_nothing_and_renders(princi
     """A principal's tenant or group that no well-formed document can hold (a lone surrogate, a NUL) matches
     nothing, and never reaches the engine: qdrant-edge cannot even take a lone surrogate (UTF-8)."""
     tenant, groups = tenant_clause(principal), groups_clause(principal)
-    assert tenant == AnyOf(TENANT, ()) or groups == AnyOf(GROUPS, ())
+    assert tenant == Cond("in", TENANT, ()) or groups == Cond("contains_any", GROUPS, ())
     for node in (tenant, groups):
-        render(node, EdgeFamily())
-        render(node, ModelsFamily())
+        Qdrant(EDGE).native(node)
+        Qdrant(MODELS).native(node)

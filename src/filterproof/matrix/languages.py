@@ -24,6 +24,7 @@ from typing import Any
 from filterproof.adapters.chroma.language import Chroma
 from filterproof.adapters.filterlang import And, Cond, Expr, Or, Unsupported
 from filterproof.adapters.milvus.language import Milvus
+from filterproof.adapters.qdrant.language import MODELS, Qdrant
 
 
 def _plain(value: Any) -> Any:
@@ -49,31 +50,11 @@ def chroma_where(expr: Expr) -> dict[str, Any]:
 # -- Qdrant Filter (langchain-qdrant, native) -------------------------------------------
 
 
-def qdrant_condition(expr: Expr, prefix: str) -> Any:
-    from qdrant_client import models
-
-    match expr:
-        case Cond("eq" | "contains", key, value):  # on a list field, MatchValue matches an element
-            return models.FieldCondition(key=prefix + key, match=models.MatchValue(value=value))
-        case Cond("in" | "contains_any", key, values):
-            return models.FieldCondition(key=prefix + key, match=models.MatchAny(any=list(values)))
-        case Cond("lte" | "gt" as op, key, value):
-            rng = models.DatetimeRange if isinstance(value, str) else models.Range
-            return models.FieldCondition(key=prefix + key, range=rng(**{op: value}))
-        case Cond("is_empty", key):
-            return models.IsEmptyCondition(is_empty=models.PayloadField(key=prefix + key))
-        case And(parts):
-            return models.Filter(must=[qdrant_condition(p, prefix) for p in parts])
-        case Or(parts):
-            return models.Filter(should=[qdrant_condition(p, prefix) for p in parts])
-    raise TypeError(f"unknown expression {expr!r}")
-
-
 def qdrant_filter(expr: Expr, prefix: str = "metadata.") -> Any:
-    from qdrant_client import models
-
-    found = qdrant_condition(expr, prefix)
-    return found if isinstance(found, models.Filter) else models.Filter(must=[found])
+    """Qdrant's own renderer (qdrant_client models) over ``metadata.<key>``; an empty OR is the empty ``should`` an
+    application sends (Qdrant reads it as no constraint: the matrix records it, ignored), a date string's range a
+    ``DatetimeRange`` over it."""
+    return Qdrant(MODELS, prefix=prefix, strict=False).native(expr)
 
 
 # -- langchain-postgres filter dict (langchain-pgvector, native) --------------------------

@@ -6,8 +6,9 @@
 * ``qdrant-server`` (``QdrantServerAdapter``): a server by URL (``client.py``).
 
 All three store the same payload (``payload.py``) and search with the same
-compiled policy (``compiler.py``), so a disagreement between them is a finding
-about an engine, not about our translation. Engines are imported per form:
+compiled policy (``compiler.py``, written by ``language.py`` in each form's model
+family), so a disagreement between them is a finding about an engine, not about
+our translation. Engines are imported per form:
 ``qdrant-edge`` needs only qdrant-edge-py, the others only qdrant-client.
 """
 

@@ -30,6 +30,7 @@ from filterproof.adapters.base import Capabilities
 from filterproof.adapters.ownership import NotOurs, claim
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
+from filterproof.adapters.qdrant.language import MODELS
 from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServerOptions
 from filterproof.adapters.qdrant.owned import collection_mark, marked, owned
 from filterproof.adapters.qdrant.payload import ID, IndexKind
@@ -41,28 +42,6 @@ RECALL_TOLERANCE = 0.01
 SERVER_KEYS_PER_CALL = 250_000
 """Revision keys per batched request, keeping its JSON body far below what a server accepts
 (``service.max_request_size_mb``, 32 MB by default; a key costs a few tens of bytes)."""
-
-
-class ModelsFamily:
-    """``compiler.Family`` for qdrant_client.models."""
-
-    def equals(self, key: str, value: str) -> models.Condition:
-        return models.FieldCondition(key=key, match=models.MatchValue(value=value))
-
-    def any_of(self, key: str, values: list[str]) -> models.Condition:
-        return models.FieldCondition(key=key, match=models.MatchAny(any=values))
-
-    def date_range(self, key: str, gt: str | None, lte: str | None) -> models.Condition:
-        return models.FieldCondition(key=key, range=models.DatetimeRange(gt=gt, lte=lte))
-
-    def missing(self, key: str) -> models.Condition:
-        return models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
-
-    def must(self, conditions: list[Any]) -> models.Filter:
-        return models.Filter(must=conditions)
-
-    def should(self, conditions: list[Any]) -> models.Filter:
-        return models.Filter(should=conditions)
 
 
 def index_schema(kind: IndexKind) -> models.PayloadSchemaType | models.KeywordIndexParams:
@@ -159,7 +138,7 @@ class QdrantLocalAdapter(_ClientAdapter):
     reader_spec = open_reader
 
     def __init__(self, options: QdrantLocalOptions | Mapping[str, Any] | None = None) -> None:
-        super().__init__(options, ModelsFamily())
+        super().__init__(options, MODELS)
         path = self.options.path
         self._lock = PathLock(path, self.name) if path else None
         client = QdrantClient(path=path) if path else QdrantClient(":memory:")
@@ -187,7 +166,7 @@ class QdrantServerAdapter(OpensReaders, _ClientAdapter):
     max_keys_per_call = SERVER_KEYS_PER_CALL
 
     def __init__(self, options: QdrantServerOptions | Mapping[str, Any] | None = None) -> None:
-        super().__init__(options, ModelsFamily())
+        super().__init__(options, MODELS)
         opts = self.options
         url = opts.url or os.environ.get("QDRANT_URL")
         if not url:

@@ -14,8 +14,10 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.filterlang import Cond
 from filterproof.adapters.options import AdapterOptions
-from filterproof.adapters.qdrant.compiler import AnyOf, Family, PolicyCompiler
+from filterproof.adapters.qdrant.compiler import PolicyCompiler
+from filterproof.adapters.qdrant.language import Family
 from filterproof.adapters.qdrant.payload import (
     CURRENT,
     FLAG_INDEXES,
@@ -49,7 +51,7 @@ class QdrantAdapter(AdapterBase, Generic[T]):
     max_keys_per_call: ClassVar[int | None] = None
     """Cap on the revision keys one batched call carries (a server's request body size); None: no cap."""
 
-    def __init__(self, options: AdapterOptions | Mapping[str, Any] | None, family: Family[T]) -> None:
+    def __init__(self, options: AdapterOptions | Mapping[str, Any] | None, family: Family) -> None:
         super().__init__(options)
         self._compiler = PolicyCompiler(family, flag=self.revision_flags)
         self._dim = 0
@@ -120,11 +122,11 @@ class QdrantAdapter(AdapterBase, Generic[T]):
             changed = flags_to_rewrite(self.active, active)
             for start in range(0, len(changed), FLAG_BATCH):
                 part = changed[start:start + FLAG_BATCH]
-                self._set_payload_where(self._compiler.render(AnyOf(LID, tuple(logical_key(*p) for p in part))),
+                self._set_payload_where(self._compiler.render(Cond("in", LID, tuple(logical_key(*p) for p in part))),
                                         {CURRENT: "no"})
                 keys = tuple(revision_key(t, lid, active[(t, lid)]) for t, lid in part if (t, lid) in active)
                 if keys:
-                    self._set_payload_where(self._compiler.render(AnyOf(KEY, keys)), {CURRENT: "yes"})
+                    self._set_payload_where(self._compiler.render(Cond("in", KEY, keys)), {CURRENT: "yes"})
         self.active = active
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:

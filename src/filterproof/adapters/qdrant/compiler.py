@@ -1,13 +1,13 @@
-"""The policy as a Qdrant ``Filter``: one small pure function per clause, rendered into either model family.
+"""The policy as a Qdrant ``Filter``: one small pure function per clause, each a neutral condition.
 
-Qdrant's three forms take the same filter language through two sets of classes
-(``qdrant_client.models`` for local mode and servers, ``qdrant_edge`` for the
-engine in process). The clause logic is written once, here, as a neutral tree of
-five node types; ``render`` turns a tree into native objects through a small
-``Family`` of constructors, one per model set (see ``edge.py`` and ``client.py``).
-Pure data in, pure data out, so the clauses are unit-tested without any engine.
+Each clause is an ``adapters.filterlang`` condition on the stored fields (``payload.py``),
+written into either model family (``qdrant_client.models`` for local mode and servers,
+``qdrant_edge`` for the engine in process) by Qdrant's one renderer,
+``language.Qdrant``, which the fuzz targets and the matrix write with too. Pure data
+in, pure data out (``language.Call`` before ``Family.make``), so the clauses are
+unit-tested without any engine.
 
-The compiled filter (stored fields: ``payload.py``) is the conjunction of
+The compiled filter is the conjunction (``must``, in this order) of
 
 * ``fp_form == "ok"``: the well-formed marker; malformed documents have none of
   the fields below either;
@@ -35,16 +35,17 @@ numbers). A flag would make the filter constant-size at the cost of writes on ev
 publish or supersede.
 
 Unknown input raises ``TypeError``; an empty ``should`` (which Qdrant reads as "no
-constraint") cannot be rendered at all.
+constraint") cannot be rendered at all (``Unsupported``), and no clause holds one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Generic, Protocol, TypeVar
+from typing import Any
 
+from filterproof.adapters.filterlang import And, Cond, Expr, Or
+from filterproof.adapters.qdrant.language import Family, Qdrant
 from filterproof.adapters.qdrant.payload import (
     CURRENT,
     FORM,
@@ -55,91 +56,49 @@ from filterproof.adapters.qdrant.payload import (
     VALID_FROM,
     VALID_UNTIL,
     WELL_FORMED,
-    timestamp,
 )
 from filterproof.adapters.revisions import can_hold, revision_key
 from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision, matchable
 
-
-@dataclass(frozen=True)
-class Equals:
-    key: str
-    value: str
-
-
-@dataclass(frozen=True)
-class AnyOf:
-    """The field (or one element of it) equals one of ``values``; no values: matches nothing."""
-
-    key: str
-    values: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class DateRange:
-    key: str
-    gt: date | None = None
-    lte: date | None = None
-
-
-@dataclass(frozen=True)
-class Missing:
-    """Qdrant's ``IsEmpty``: the field is absent, null or ``[]``."""
-
-    key: str
-
-
-@dataclass(frozen=True)
-class AllOf:
-    parts: tuple[Node, ...]
-
-
-@dataclass(frozen=True)
-class OneOf:
-    parts: tuple[Node, ...]
-
-
-Node = Equals | AnyOf | DateRange | Missing | AllOf | OneOf
-
-
 # -- one clause each ------------------------------------------------------------
 
 
-def form_clause() -> Node:
-    return Equals(FORM, WELL_FORMED)
+def form_clause() -> Expr:
+    return Cond("eq", FORM, WELL_FORMED)
 
 
-def tenant_clause(principal: Principal) -> Node:
+def tenant_clause(principal: Principal) -> Expr:
     """The principal's tenant; one no well-formed document can hold (NUL, a lone surrogate, which qdrant-edge
     cannot even take) matches nothing, as ``MatchAny([])``."""
     tenant = _text(principal.tenant, "principal tenant")
-    return Equals(TENANT, tenant) if matchable(tenant) else AnyOf(TENANT, ())
+    return Cond("eq", TENANT, tenant) if matchable(tenant) else Cond("in", TENANT, ())
 
 
-def status_clause() -> Node:
-    return Equals(STATUS, ACTIVE_STATUS)
+def status_clause() -> Expr:
+    return Cond("eq", STATUS, ACTIVE_STATUS)
 
 
-def groups_clause(principal: Principal) -> Node:
-    """Any of the principal's groups that a well-formed document can hold (none: nothing matches)."""
-    return AnyOf(GROUPS, tuple(g for g in (_text(g, "principal group") for g in principal.groups) if matchable(g)))
+def groups_clause(principal: Principal) -> Expr:
+    """Any of the principal's groups that a well-formed document can hold (none: ``MatchAny([])``, nothing)."""
+    held = tuple(g for g in (_text(g, "principal group") for g in principal.groups) if matchable(g))
+    return Cond("contains_any", GROUPS, held)
 
 
-def valid_from_clause(as_of: date) -> Node:
-    return DateRange(VALID_FROM, lte=_day(as_of))
+def valid_from_clause(as_of: date) -> Expr:
+    return Cond("lte", VALID_FROM, _day(as_of))
 
 
-def valid_until_clause(as_of: date) -> Node:
-    return OneOf((DateRange(VALID_UNTIL, gt=_day(as_of)), Missing(VALID_UNTIL)))
+def valid_until_clause(as_of: date) -> Expr:
+    return Or((Cond("gt", VALID_UNTIL, _day(as_of)), Cond("is_empty", VALID_UNTIL)))
 
 
-def revision_clause(keys: Sequence[str]) -> Node:
-    return AnyOf(KEY, tuple(keys))
+def revision_clause(keys: Sequence[str]) -> Expr:
+    return Cond("in", KEY, tuple(keys))
 
 
-def flag_clause() -> Node:
+def flag_clause() -> Expr:
     """``revision=flag``: the document is flagged current (by ``set_active_revisions``)."""
-    return Equals(CURRENT, "yes")
+    return Cond("eq", CURRENT, "yes")
 
 
 def keys_by_tenant(active: Mapping[tuple[str, str], int]) -> dict[str, tuple[str, ...]]:
@@ -157,12 +116,12 @@ def keys_by_tenant(active: Mapping[tuple[str, str], int]) -> dict[str, tuple[str
     return {tenant: tuple(sorted(keys)) for tenant, keys in found.items()}
 
 
-def compile_policy(where: PolicyFilter, keys: Sequence[str] | None) -> Node:
+def compile_policy(where: PolicyFilter, keys: Sequence[str] | None) -> And:
     """The whole policy for one query; ``keys`` are the active revision keys of the principal's tenant,
     or None under ``revision=flag`` (the stored flag decides)."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"expected a PolicyFilter, got {type(where).__name__}")
-    return AllOf((
+    return And((
         form_clause(),
         tenant_clause(where.principal),
         status_clause(),
@@ -185,77 +144,36 @@ def _day(value: object) -> date:
     return value
 
 
-# -- rendering ------------------------------------------------------------------
-
-T = TypeVar("T")
-
-
-class Family(Protocol[T]):
-    """Constructors of one model set (qdrant_client.models or qdrant_edge)."""
-
-    def equals(self, key: str, value: str) -> T: ...
-    def any_of(self, key: str, values: list[str]) -> T: ...
-    def date_range(self, key: str, gt: str | None, lte: str | None) -> T: ...
-    def missing(self, key: str) -> T: ...
-    def must(self, conditions: list[T]) -> T: ...
-    def should(self, conditions: list[T]) -> T: ...
-
-
-def render(node: Node, family: Family[T]) -> T:
-    """The native form of ``node``: a condition, or a nested ``Filter`` for AllOf / OneOf."""
-    match node:
-        case Equals(key, value):
-            return family.equals(key, value)
-        case AnyOf(key, values):
-            return family.any_of(key, list(values))
-        case DateRange(key, gt, lte):
-            return family.date_range(key, timestamp(gt) if gt else None, timestamp(lte) if lte else None)
-        case Missing(key):
-            return family.missing(key)
-        case AllOf(parts) | OneOf(parts) if not parts:
-            raise ValueError(f"empty {type(node).__name__}: Qdrant would read it as no constraint")
-        case AllOf(parts):
-            return family.must([render(p, family) for p in parts])
-        case OneOf(parts):
-            return family.should([render(p, family) for p in parts])
-    raise TypeError(f"unknown filter node {node!r}")
-
-
-def render_filter(node: Node, family: Family[T]) -> T:
-    """A top-level native ``Filter`` (a lone condition is wrapped in ``must``)."""
-    return render(node if isinstance(node, AllOf) else AllOf((node,)), family)
-
-
 KEYS_CACHED = 2_000_000
 """Revision keys the cached native filters may hold together. A native ``MatchAny`` costs
 about 95 bytes a key (measured, qdrant-edge): at 1M documents a principal of the largest
 tenant carries 580k keys, 55 MB a filter, and a sweep's 180 cached filters held 5-6 GB."""
 
 
-class PolicyCompiler(Generic[T]):
-    """Policy filters to native filters, with the per-map and per-query work done once.
+class PolicyCompiler:
+    """Policy filters to native filters of one model family, with the per-map and per-query work done once.
 
     Keyed by the identity of the ``ActiveRevisions`` object (immutable: a changed map
     is a new object), never by its hash, which walks the whole map. The cache holds at
     most ``cache_size`` filters and ``keys_cached`` revision keys between them.
     """
 
-    def __init__(self, family: Family[T], cache_size: int = 256, flag: bool = False,
-                 keys_cached: int = KEYS_CACHED) -> None:
-        self._family, self._cache_size, self._flag = family, cache_size, flag
+    def __init__(self, family: Family, cache_size: int = 256, flag: bool = False,
+                 keys_cached: int = KEYS_CACHED, prefix: str = "") -> None:
+        self._qdrant, self._cache_size, self._flag = Qdrant(family, prefix=prefix), cache_size, flag
         self._keys_cached = keys_cached
         self._active: ActiveRevisions | None = None
         self._keys: dict[str, tuple[str, ...]] = {}
-        self._filters: dict[tuple[Principal, date], T] = {}
+        self._filters: dict[tuple[Principal, date], Any] = {}
         self._held = 0
 
-    def native(self, where: PolicyFilter) -> T:
+    def native(self, where: PolicyFilter) -> Any:
         """The native filter for ``where``; the same object for the same principal, date and map."""
         keys = None if self._flag else self._tenant_keys(where)
         slot = (where.principal, where.as_of)
         found = self._filters.get(slot)
         if found is None:
-            found = render_filter(compile_policy(where, keys), self._family)
+            found = self._qdrant.native(compile_policy(where, keys))
             weight = len(keys) if keys else 0
             if len(self._filters) >= self._cache_size or self._held + weight > self._keys_cached:
                 self._filters.clear()
@@ -268,8 +186,9 @@ class PolicyCompiler(Generic[T]):
         """How many revision keys the filter for ``where`` carries (its weight in a request body)."""
         return 0 if self._flag else len(self._tenant_keys(where))
 
-    def render(self, node: Node) -> T:
-        return render_filter(node, self._family)
+    def render(self, expr: Expr) -> Any:
+        """Any neutral filter (a selector of the adapter's writes) as this family's native ``Filter``."""
+        return self._qdrant.native(expr)
 
     def _tenant_keys(self, where: PolicyFilter) -> tuple[str, ...]:
         if not isinstance(where, PolicyFilter):

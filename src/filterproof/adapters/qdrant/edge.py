@@ -35,6 +35,7 @@ from filterproof.adapters.base import Capabilities
 from filterproof.adapters.ownership import claim
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.qdrant.common import Point, QdrantAdapter
+from filterproof.adapters.qdrant.language import EDGE
 from filterproof.adapters.qdrant.options import QdrantEdgeOptions
 from filterproof.adapters.qdrant.owned import SHARD, mark_shard, owned, shard_mark
 from filterproof.adapters.qdrant.payload import CURRENT, GROUPS, ID, STATUS, TENANT, IndexKind
@@ -43,28 +44,6 @@ from filterproof.errors import NoSecondClient
 RECALL_TOLERANCE = 0.01
 EDGE_KEYS_PER_CALL = 1_000_000
 """Revision keys per batched call: its native filters exist together (~95 bytes a key, ~95 MB)."""
-
-
-class EdgeFamily:
-    """``compiler.Family`` for qdrant_edge's classes."""
-
-    def equals(self, key: str, value: str) -> Any:
-        return qe.FieldCondition(key, match=qe.MatchValue(value))
-
-    def any_of(self, key: str, values: list[str]) -> Any:
-        return qe.FieldCondition(key, match=qe.MatchAny(values))
-
-    def date_range(self, key: str, gt: str | None, lte: str | None) -> Any:
-        return qe.FieldCondition(key, range=qe.RangeDateTime(gt=gt, lte=lte))
-
-    def missing(self, key: str) -> Any:
-        return qe.IsEmptyCondition(key)
-
-    def must(self, conditions: list[Any]) -> Any:
-        return qe.Filter(must=conditions)
-
-    def should(self, conditions: list[Any]) -> Any:
-        return qe.Filter(should=conditions)
 
 
 LINKED: dict[str, frozenset[str] | None] = {
@@ -114,7 +93,7 @@ class QdrantEdgeAdapter(QdrantAdapter[Any]):
     reader_spec = open_reader
 
     def __init__(self, options: QdrantEdgeOptions | Mapping[str, Any] | None = None) -> None:
-        super().__init__(options, EdgeFamily())
+        super().__init__(options, EDGE)
         opts = self.options
         # ACORN walks the graph past filtered-out neighbours: recall under broad and narrow filters alike.
         acorn = qe.AcornSearchParams(enable=True) if opts.acorn else None

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from filterproof.adapters.filterlang import Expr
+from filterproof.adapters.qdrant.language import EDGE, MODELS, Family
 from filterproof.fuzz.generate import BY_NAME
 from filterproof.fuzz.target import Docs, Script, Target
-from filterproof.fuzz.targets.qdrant_filter import Spelling, as_filter, render
+from filterproof.fuzz.targets.qdrant_filter import source
 
 INDEXES = {"text": "keyword", "int": "integer", "float": "float", "date": "datetime", "bool": "bool",
            "text_list": "keyword", "int_list": "integer"}
@@ -43,15 +44,13 @@ class QdrantTarget(Target):
     equivalent = (1,)
     vias: ClassVar[tuple[str, ...]] = ("search", "scroll", "count")
     indexable = True
-    model: ClassVar[str]
-    edge: ClassVar[bool]
+    family: ClassVar[Family]
 
     def __init__(self) -> None:
-        self.w = Spelling(self.model, self.edge)
         self.ids: list[str] = []
 
     def render(self, expr: Expr, spelling: int = 0) -> str:
-        return as_filter(render(expr, self.w, spelling), self.w)
+        return source(expr, self.family, spelling)
 
     def _ids(self, found: list[Any]) -> set[str]:
         return {self.ids[int(p.id)] for p in found}
@@ -70,7 +69,7 @@ class QdrantLocal(QdrantTarget):
 
     name = "qdrant-local"
     packages = ("qdrant-client",)
-    model, edge = "models", False
+    family = MODELS
 
     def namespace(self) -> dict[str, Any]:
         from qdrant_client import models
@@ -109,7 +108,7 @@ class QdrantEdge(QdrantTarget):
 
     name = "qdrant-edge"
     packages = ("qdrant-edge-py",)
-    model, edge = "qe", True
+    family = EDGE
     optimizable = True
 
     def namespace(self) -> dict[str, Any]:
