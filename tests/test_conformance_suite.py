@@ -139,6 +139,9 @@ POINTERS = [
     ("ComparesPrefixes", "test_sizes", "test_sizes",
      f"groups ('7ZSkEor5MOyxJRPz0fVJVbdzmMmpY4Iu4dybsihZ'...'zhvFYCu1nHp4kWaV0gCOcZmMkxizjfuX8G8cO1EH' (20,000 "
      f"characters),) as of 2026-09-08: {LEAK}: group-twin: "),
+    ("CapsActiveMap", "test_sizes", "test_sizes",
+     "[an active map of 12,000 entries] tenant 'acme' groups ('engineering',) as of 2026-09-08: eligible but NOT "
+     "returned (missing): last: "),
     ("GroupSlots", "identity_twins", "test_identity_twins?group?",
      "[group many on one document, every key in the map] tenant 'acme' groups ('h08',) as of 2026-09-08: eligible "
      "but NOT returned (missing): many: "),

@@ -16,7 +16,13 @@ write that breaks it is named.
 * **long identities**: a tenant, a logical id, a group and a document id of 20,000
   characters, each beside a twin that differs in its last character only (a store
   that compares a prefix, or a hash of one, conflates the two);
-* **a principal in thousands of groups**: ``twin_worlds.big_principal_world``.
+* **a principal in thousands of groups**: ``twin_worlds.big_principal_world``;
+* **a long active map**: the principal's tenant holds ``MAP_ENTRIES`` entries in the
+  map every query carries (most for documents the store does not hold), and the
+  documents that decide the answer sit at its start, its middle and its end: a store
+  whose filter carries the map's keys (a list in the query, an ``IN`` of values) must
+  carry them all (an ``IN`` list capped at 1,000 or 4,096 values, a request body
+  truncated, a list split into slices of which one is lost).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from typing import Any
 from filterproof.adapters.base import Adapter, not_indexable
 from filterproof.conformance import scenarios as sc
 from filterproof.conformance.twin_worlds import big_principal_world, spread_texts
-from filterproof.policy import PolicyFilter, Principal
+from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
 
 HELD_GROUPS = 3_000
 """Groups on one document that every store must hold (under Chroma's 5,461 list values a record)."""
@@ -38,6 +44,9 @@ HUGE_GROUPS = 10_000
 """Groups on one document that a store may refuse."""
 LONG = 20_000
 """Characters of a long identity (PostgreSQL's btree takes at most 2,704 bytes an entry)."""
+MAP_ENTRIES = 12_000
+"""Entries of one tenant in the long active map (past Chroma's 5,461 values, SQL ``IN`` lists of 1,000 and a
+Milvus ``in`` of 4,096 or 10,000 values)."""
 
 
 def long_text(seed: str, n: int = LONG) -> str:
@@ -66,6 +75,8 @@ class SizeWorld:
     principals: list[Principal]
     may_refuse: set[str] = field(default_factory=set)
     what: dict[str, str] = field(default_factory=dict)
+    active: ActiveRevisions | None = None
+    """The map the principals ask under (None: each document's own revision, ``scenarios.active_for``)."""
 
     def failures(self, adapter: Adapter) -> list[str]:
         docs = {i: m for batch in self.batches for i, m in batch.items()}
@@ -83,7 +94,7 @@ class SizeWorld:
         found = [f"[{self.label}] refused {self._named(sorted(set(refused) - self.may_refuse))}, which every store "
                  f"must hold (said: {'; '.join(refused[i] for i in sorted(set(refused) - self.may_refuse))})"
                  ] if set(refused) - self.may_refuse else []
-        active = sc.active_for(docs)
+        active = self.active if self.active is not None else sc.active_for(docs)
         for principal in self.principals:
             where = PolicyFilter(principal, sc.AS_OF, active)
             got, want = s.native_ids(where), s.policy_ids(where) - set(refused)
@@ -144,10 +155,28 @@ def long_identities_world() -> SizeWorld:
                      may_refuse=set(docs), what={**what, "after": "an ordinary document written last"})
 
 
+def long_map_world() -> SizeWorld:
+    """The tenant's ``MAP_ENTRIES`` entries in the map, sorted by logical id; documents of the first, the middle
+    and the last entry (their own revision: eligible), one of a middle entry that names a newer revision
+    (superseded: never eligible), and one of a logical id that has no entry at all."""
+    lids = [f"m{n:05d}" for n in range(MAP_ENTRIES)]
+    first, middle, last, newer = lids[0], lids[MAP_ENTRIES // 2], lids[-1], lids[MAP_ENTRIES // 2 + 1]
+    docs = {"first": sc.meta(logical_id=first), "middle": sc.meta(logical_id=middle),
+            "last": sc.meta(logical_id=last), "superseded": sc.meta(logical_id=newer),
+            "unlisted": sc.meta(logical_id="z-unlisted")}
+    active = ActiveRevisions.of({(sc.TENANT, lid): 1 for lid in lids} | {(sc.TENANT, newer): 2})
+    what = {"first": "the map's first entry", "middle": "its middle entry", "last": "its last entry",
+            "superseded": "a document whose entry names a newer revision",
+            "unlisted": "a document with no entry in the map"}
+    return SizeWorld(f"an active map of {MAP_ENTRIES:,} entries", [docs], [sc.principal()], what=what,
+                     active=active)
+
+
 def size_failures(adapter: Adapter) -> list[str]:
-    """Every failing world's lines: the principal in thousands of groups, then the documents."""
+    """Every failing world's lines: the principal in thousands of groups, then the documents, then the map."""
     return big_principal_world().failures(adapter) + [
-        line for world in (groups_world(), long_identities_world()) for line in world.failures(adapter)]
+        line for world in (groups_world(), long_identities_world(), long_map_world())
+        for line in world.failures(adapter)]
 
 
 class SizeChecks:
@@ -155,7 +184,8 @@ class SizeChecks:
 
     def test_sizes(self, native: Adapter) -> None:
         """A principal in 2,000 groups; documents in 3,000 and 10,000 groups; a tenant, logical id, group and
-        document id of 20,000 characters beside twins differing in the last one. The store answers exactly, or
+        document id of 20,000 characters beside twins differing in the last one; an active map of 12,000 entries
+        for the principal's tenant. The store answers exactly, or
         refuses the documents marked as past some engine's limits (``not_indexable``) and stays usable.
 
         If this fails: the message names the world, the write or the principal. A principal in
@@ -167,6 +197,9 @@ class SizeChecks:
         entry over 2,704 bytes in PostgreSQL); refuse instead, so that the rest of the batch is
         written. Missing without a refusal: the store dropped the document silently. A long twin
         returned: identities are compared by a prefix or a hash of one; compare them whole.
+        "an active map of 12,000 entries" missing its middle or last entry: the store cut the
+        map's keys (a capped ``IN`` list, a truncated request, a lost slice); carry them all, in
+        slices if the engine needs them, and merge the answers.
         """
         from filterproof.conformance.twin_checks import report
 

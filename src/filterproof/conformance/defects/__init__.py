@@ -80,6 +80,7 @@ from filterproof.conformance.defects.scale import (
 )
 from filterproof.conformance.defects.sizes import (
     BrokenByBigDocument,
+    CapsActiveMap,
     ComparesPrefixes,
     DropsBigDocuments,
     RefusesTooEagerly,
@@ -102,7 +103,7 @@ DEFECTS = {cls.__name__: cls for cls in (
     FoldsCompatibilityForms, StripsIgnorables, NocaseLogicalIds, CaseInsensitiveStatus, EmptyMeansAny,
     HashedGroups, QuotedNamesAsColumns, JoinedMapKeys, FirstWriteWidth, EncodesWithReplacement, DecodesKeyPaths,
     GroupBitmask, GroupSlots, CapsPrincipalGroups, BrokenByBigDocument, DropsBigDocuments, RefusesTooEagerly,
-    ComparesPrefixes,
+    ComparesPrefixes, CapsActiveMap,
     Int32Revisions, Float64Revisions, Float32Revisions, RevisionKeyPrefix, PacksRevisionsLoosely,
     FlagKeptOnUpdate, FlagKeptWhenPairLeaves, TombstoneRevives, UpdateResurrects, FlushesDeletesFirst,
     OptimizeRestoresFlags, ZoneMapWidenedOnUpsert,

@@ -3,7 +3,8 @@
 Chroma 1.5.9 breaks a collection for good on one record past 5,461 list values;
 adapters that meet a limit drop the document without a word, or refuse far more
 than they must; stores keep a prefix of a long identity (a fixed-width column, a
-hash of the first kilobyte). ``test_sizes`` fails each (``tests/test_conformance_suite.py``).
+hash of the first kilobyte); a filter that carries the active map's keys keeps only
+the first few thousand. ``test_sizes`` fails each (``tests/test_conformance_suite.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.conformance.defects.clauses import RowPredicate
-from filterproof.policy import PolicyFilter, Principal, is_eligible
+from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible
 
 BIG = 5_000
 """Groups on one document past which these defects misbehave."""
@@ -106,3 +107,17 @@ class ComparesPrefixes(RowPredicate):
                 "groups": [self._cut(g) for g in groups] if isinstance(groups, list) else groups}
         asked = Principal(self._cut(where.principal.tenant), tuple(self._cut(g) for g in where.principal.groups))
         return is_eligible(kept, PolicyFilter(asked, where.as_of, where.active))
+
+
+class CapsActiveMap(RowPredicate):
+    """Carries the first 4,096 of the tenant's entries in the active map into its filter (an ``IN`` list capped at
+    4,096 values, as a Milvus ``in`` or a request body is): a document of a later entry is never eligible."""
+
+    name = "defect-caps-active-map"
+    CAP = 4_096
+
+    def asked(self, where: PolicyFilter) -> PolicyFilter:
+        tenant = where.principal.tenant
+        kept = [(key, rev) for key, rev in where.active.items() if key[0] == tenant][: self.CAP]
+        others = [(key, rev) for key, rev in where.active.items() if key[0] != tenant]
+        return PolicyFilter(where.principal, where.as_of, ActiveRevisions.of(dict(kept + others)))
