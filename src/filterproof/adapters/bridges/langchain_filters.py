@@ -21,7 +21,8 @@ through them (``language=translator``) beside the native filters.
 
 from __future__ import annotations
 
-from filterproof.adapters.chroma.where import Where, compile_partitions
+from filterproof.adapters.chroma.language import Where
+from filterproof.adapters.chroma.where import compile_partitions
 from filterproof.adapters.qdrant.compiler import PolicyCompiler
 from filterproof.adapters.qdrant.language import MODELS
 from filterproof.policy import PolicyFilter

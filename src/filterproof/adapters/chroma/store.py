@@ -55,6 +55,7 @@ from chromadb.errors import NotFoundError
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, by_filter
 from filterproof.adapters.chroma.clients import client_settings, http_client
+from filterproof.adapters.chroma.language import Where
 from filterproof.adapters.chroma.limits import refusal
 from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
 from filterproof.adapters.chroma.owned import mark_of, marked, owned
@@ -63,7 +64,6 @@ from filterproof.adapters.chroma.where import (
     KEY,
     KEYS_PER_FILTER,
     LID,
-    Where,
     compile_partitions,
     stored_metadata,
 )
