@@ -6,113 +6,36 @@
 
 Each is the reference adapter with one mistake that real store adapters make; the
 suite's own tests (``tests/test_conformance_suite.py``) show each failing, and with
-which message. ``DEFECTS`` maps each name to its class.
+which message. ``DEFECTS`` maps each name to its class: every class of a module of this
+package whose ``name`` starts with ``defect-`` (a defect added to a module is listed,
+exported and documented without another edit).
 """
 
 from __future__ import annotations
 
-from filterproof.conformance.defects.clauses import (
-    CachesAcrossRevocation,
-    DropsOpenEnded,
-    DropsTenantClause,
-    GroupsStringAsList,
-    IgnoresValidUntil,
-    RowPredicate,
-    SilentlyShort,
-)
-from filterproof.conformance.defects.clients import ReaderCachesResults, ReaderRefreshesLate
-from filterproof.conformance.defects.dates import (
-    EmptyWindowIsOpen,
-    EpochDayZeroIsOpen,
-    Int32Seconds,
-    LenientDates,
-    LexicalDates,
-    LocalTimeAsOf,
-    SentinelOpenEnd,
-    StrptimeDates,
-)
-from filterproof.conformance.defects.identity import (
-    CapsPrincipalGroups,
-    CaseFoldsIdentities,
-    CaseInsensitiveStatus,
-    DecodesKeyPaths,
-    EmptyMeansAny,
-    EncodesWithReplacement,
-    FirstWriteWidth,
-    FoldsAccents,
-    FoldsCompatibilityForms,
-    GroupBitmask,
-    GroupSlots,
-    HashedGroups,
-    JoinedMapKeys,
-    NocaseLogicalIds,
-    NormalizesUnicode,
-    QuotedNamesAsColumns,
-    StripsIgnorables,
-    TenantByKeyPrefix,
-    TrimsWhitespace,
-    TruncatesAtNul,
-)
-from filterproof.conformance.defects.lifecycle import (
-    FlagKeptOnUpdate,
-    FlagKeptWhenPairLeaves,
-    FlushesDeletesFirst,
-    OptimizeRestoresFlags,
-    StoredFlags,
-    TombstoneRevives,
-    UpdateResurrects,
-    ZoneMapWidenedOnUpsert,
-)
-from filterproof.conformance.defects.revisions import (
-    Float32Revisions,
-    Float64Revisions,
-    Int32Revisions,
-    PacksRevisionsLoosely,
-    RevisionKeyPrefix,
-)
-from filterproof.conformance.defects.scale import (
-    BatchMasksWithoutDate,
-    FixedCandidatePool,
-    IndexBuiltOnce,
-    OnePageMetadata,
-    StaleBitmapIndex,
-    WindowedNearest,
-)
-from filterproof.conformance.defects.sizes import (
-    BrokenByBigDocument,
-    CapsActiveMap,
-    ComparesPrefixes,
-    DropsBigDocuments,
-    RefusesTooEagerly,
-)
-from filterproof.conformance.defects.store import (
-    AppendsOnUpsert,
-    BatchUsesFirstFilter,
-    DotProductScores,
-    KeepsFirstOfRepeats,
-    LazyRevisionFlag,
-    RaisesOnUnknownDelete,
-    ResetKeepsGroupRows,
-)
+import importlib
+import pkgutil
 
-DEFECTS = {cls.__name__: cls for cls in (
-    IgnoresValidUntil, GroupsStringAsList, DropsTenantClause, CachesAcrossRevocation, SilentlyShort, DropsOpenEnded,
-    LexicalDates, LenientDates, LocalTimeAsOf, EpochDayZeroIsOpen, Int32Seconds, EmptyWindowIsOpen, SentinelOpenEnd,
-    StrptimeDates,
-    CaseFoldsIdentities, NormalizesUnicode, FoldsAccents, TruncatesAtNul, TenantByKeyPrefix, TrimsWhitespace,
-    FoldsCompatibilityForms, StripsIgnorables, NocaseLogicalIds, CaseInsensitiveStatus, EmptyMeansAny,
-    HashedGroups, QuotedNamesAsColumns, JoinedMapKeys, FirstWriteWidth, EncodesWithReplacement, DecodesKeyPaths,
-    GroupBitmask, GroupSlots, CapsPrincipalGroups, BrokenByBigDocument, DropsBigDocuments, RefusesTooEagerly,
-    ComparesPrefixes, CapsActiveMap,
-    Int32Revisions, Float64Revisions, Float32Revisions, RevisionKeyPrefix, PacksRevisionsLoosely,
-    FlagKeptOnUpdate, FlagKeptWhenPairLeaves, TombstoneRevives, UpdateResurrects, FlushesDeletesFirst,
-    OptimizeRestoresFlags, ZoneMapWidenedOnUpsert,
-    AppendsOnUpsert, KeepsFirstOfRepeats, RaisesOnUnknownDelete, ResetKeepsGroupRows, DotProductScores,
-    BatchUsesFirstFilter,
-    WindowedNearest, OnePageMetadata,
-    LazyRevisionFlag, FixedCandidatePool, IndexBuiltOnce, StaleBitmapIndex, BatchMasksWithoutDate,
-    ReaderCachesResults, ReaderRefreshesLate,
-)}
+from filterproof.adapters.base import Adapter
+from filterproof.conformance.defects.clauses import RowPredicate
+from filterproof.conformance.defects.lifecycle import StoredFlags
+
+
+def seeded() -> dict[str, type[Adapter]]:
+    """Every seeded defect of this package's modules, by class name, in module order then definition order."""
+    found: dict[str, type[Adapter]] = {}
+    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        for value in vars(module).values():
+            if (isinstance(value, type) and value.__module__ == module.__name__
+                    and str(getattr(value, "name", "")).startswith("defect-")):
+                found[value.__name__] = value
+    return found
+
+
+DEFECTS = seeded()
 """Every seeded defect by class name (``StoredFlags``, the correct stored-flag store they build on, is not one)."""
+globals().update(DEFECTS)  # ``--adapter filterproof.conformance.defects:Name`` and ``from ... import Name``
 
 __all__ = ["DEFECTS", "RowPredicate", "StoredFlags", *DEFECTS]  # the defects, and the two bases they build on
+
