@@ -3,8 +3,6 @@ with LanceDB's client alone."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.targets.lancedb import LanceDBTarget
 from filterproof.fuzz.targets.lancedb_sql import sql
+from reproducers import run_scripts
 
 KNOWN: set[str] = set()
 """Signatures of findings on the current release that are recorded engine behaviour (none so far)."""
@@ -130,10 +129,6 @@ def test_before_optimize_rows_no_index_covers_after_it_none() -> None:
         target.close()
 
 
-def _run(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, check=False)
-
-
 def test_a_reproducer_runs_alone(tmp_path: Path) -> None:
     """No engine finding to reproduce: one relation that holds (exit 0) and one deliberately broken (exit 1),
     through every via, on the plain and the indexed table, with the corner values the store must hold."""
@@ -152,12 +147,15 @@ def test_a_reproducer_runs_alone(tmp_path: Path) -> None:
                        for after in (False, True))
         broken = Relation("paths", (*asks, *staged, Ask("NOT P", Not(p))),
                           "answers['P via search'] == answers['NOT P']")
+        scripts = {}
         for number, relation in enumerate((holds, broken), 1):
             answers = Judge([target]).answers(relation)
             finding = Finding(("lancedb",), relation.oracle, "test", docs, p, relation,
                               {k: sorted(v) for k, v in answers.items()})
-            script = _run(write(finding, [target], tmp_path, number))
-            assert script.returncode == number - 1, script.stdout + script.stderr
+            scripts[number] = write(finding, [target], tmp_path, number)
+        ran = run_scripts(scripts)  # both in one interpreter (tests/reproducers.py): each its own temporary db
+        for number, script in ran.items():
+            assert script.returncode == number - 1 and script.filterproof is False, script.output
             assert "P via search: ['d0', 'd1', 'd2']" in script.stdout or number == 1, script.stdout
     finally:
         target.close()

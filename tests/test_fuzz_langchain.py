@@ -4,9 +4,6 @@ xfail; a reproducer that runs with langchain-postgres alone."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -15,6 +12,7 @@ from typing import Any
 import pytest
 
 from fuzz_known import Known, explained, known_cases, still_fails, unexplained
+from reproducers import Result, run_scripts, selected
 
 pytest.importorskip("langchain_postgres")
 pytest.importorskip("pgserver")
@@ -128,12 +126,19 @@ def test_a_known_finding_still_holds_on_the_installed_release(path: Path) -> Non
     still_fails(path)
 
 
-@pytest.mark.parametrize("name", ["fuzz_langchain_pgvector_in_text.py", "fuzz_langchain_pgvector_in_null.py"])
-def test_the_reproducer_runs_alone(name: str) -> None:
+@pytest.fixture(scope="module")
+def reproduced(request: pytest.FixtureRequest) -> dict[str, Result]:
+    """The selected reproducers below, in one interpreter (``tests/reproducers.py``): each alone, 5 s to import."""
     from filterproof.adapters.bridges.pgvector import sqlalchemy_url
     from filterproof.servers.postgres import shared_server
 
-    env = {**os.environ, "PGVECTOR_URL": sqlalchemy_url(shared_server().dsn, "psycopg")}
-    done = subprocess.run([sys.executable, str(ROOT / "bench/repro" / name)], capture_output=True, text=True,
-                          timeout=120, check=False, env=env)
-    assert done.returncode == 1 and "VIOLATED: spelling" in done.stdout, done.stdout + done.stderr
+    names = selected(request, "test_the_reproducer_runs_alone", "name")
+    return run_scripts({name: ROOT / "bench/repro" / name for name in names},
+                       env={"PGVECTOR_URL": sqlalchemy_url(shared_server().dsn, "psycopg")})
+
+
+@pytest.mark.parametrize("name", ["fuzz_langchain_pgvector_in_text.py", "fuzz_langchain_pgvector_in_null.py"])
+def test_the_reproducer_runs_alone(name: str, reproduced: dict[str, Result]) -> None:
+    done = reproduced[name]
+    assert done.returncode == 1 and "VIOLATED: spelling" in done.stdout, done.output
+    assert done.filterproof is False, done.output

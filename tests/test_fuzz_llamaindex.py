@@ -4,8 +4,6 @@ strict xfail; a reproducer that runs with LlamaIndex and qdrant-client alone."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -13,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fuzz_known import LI_FILTER, Known, known_cases, li_filters, still_fails, unexplained
+from reproducers import run_scripts
 
 pytest.importorskip("llama_index.vector_stores.qdrant")
 
@@ -96,6 +95,6 @@ def test_a_known_finding_still_holds_on_the_installed_release(path: Path) -> Non
 
 
 def test_the_reproducer_runs_alone() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "bench/repro/fuzz_llamaindex_qdrant_float.py")],
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 1 and "validation errors for MatchExcept" in done.stderr, done.stdout + done.stderr
+    done = run_scripts({"float": ROOT / "bench/repro/fuzz_llamaindex_qdrant_float.py"})["float"]
+    assert done.returncode == 1 and "validation errors for MatchExcept" in done.stderr, done.output
+    assert done.filterproof is False, done.output

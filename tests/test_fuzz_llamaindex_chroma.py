@@ -103,6 +103,9 @@ def test_a_reproducer_runs_alone(target: LlamaIndexChroma, tmp_path: Path) -> No
         answers = {a.label: target.answer(target.render(a.expr), a.via, a.indexed) for a in relation.asks}
         finding = Finding(("llamaindex-chroma",), relation.oracle, "test", docs, p, relation,
                           {k: sorted(v) for k, v in answers.items()})
+        # An interpreter each, not one for both (tests/reproducers.py): the script creates "fuzz" in
+        # chromadb.EphemeralClient(), which is one per process, so the second would fail on "Collection [fuzz]
+        # already exists".
         done = subprocess.run([sys.executable, str(write(finding, [target], tmp_path, number))],
                               capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == number - 1, done.stdout + done.stderr

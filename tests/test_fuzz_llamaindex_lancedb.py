@@ -4,14 +4,13 @@ each replayed as a strict xfail; the reproducers run with LlamaIndex and LanceDB
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from fuzz_known import LI_FILTER, Known, known_cases, li_filters, recorded_only, still_fails
+from reproducers import Result, run_scripts, selected
 
 pytest.importorskip("llama_index.vector_stores.lancedb")
 
@@ -143,10 +142,17 @@ def test_a_key_the_first_node_lacks_is_still_a_metadata_key(target: LlamaIndexLa
     assert target.ask(target.render(Cond("eq", "s", "a"))) == {"d1"}
 
 
+@pytest.fixture(scope="module")
+def reproduced(request: pytest.FixtureRequest) -> dict[str, Result]:
+    """The selected reproducers below, in one interpreter (``tests/reproducers.py``): each alone, 6 to 14 s."""
+    names = selected(request, "test_the_reproducer_runs_alone", "name")
+    return run_scripts({name: ROOT / REPRO.format(name) for name in names})
+
+
 @pytest.mark.parametrize("name", ["unknown_key", "pasted_text", "ne_as_like", "empty_raises", "null_column"])
-def test_the_reproducer_runs_alone(name: str) -> None:
-    done = subprocess.run([sys.executable, str(ROOT / REPRO.format(name))], capture_output=True, text=True,
-                          timeout=120, check=False)
+def test_the_reproducer_runs_alone(name: str, reproduced: dict[str, Result]) -> None:
+    done = reproduced[name]
     assert done.returncode == 1 and ("VIOLATED" in done.stdout or "Error" in done.stderr
-                                     or "Warning" in done.stderr), done.stdout + done.stderr
+                                     or "Warning" in done.stderr), done.output
+    assert done.filterproof is False, done.output
     assert "filterproof" not in (ROOT / REPRO.format(name)).read_text().split('"""', 2)[2]

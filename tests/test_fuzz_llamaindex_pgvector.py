@@ -4,9 +4,6 @@ ones, each replayed as a strict xfail; the reproducers run with LlamaIndex and a
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -14,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fuzz_known import LI_FILTER, Known, known_cases, li_filters, recorded_only, still_fails
+from reproducers import Result, run_scripts, selected
 
 pytest.importorskip("llama_index.vector_stores.postgres")
 
@@ -153,13 +151,20 @@ def test_a_quoted_value_does_not_widen_the_filter(target: LlamaIndexPgvector) ->
     assert target.ask(target.render(Cond("eq", "s", "' OR '1'='1"))) == set()
 
 
-@pytest.mark.parametrize("name", ["pasted_text", "float_cast", "contains_number", "is_empty_list", "past_2_53"])
-def test_the_reproducer_runs_alone(name: str) -> None:
+@pytest.fixture(scope="module")
+def reproduced(request: pytest.FixtureRequest) -> dict[str, Result]:
+    """The selected reproducers below, in one interpreter (``tests/reproducers.py``): each alone, 6 to 10 s."""
     from filterproof.adapters.bridges.pgvector import sqlalchemy_url
     from filterproof.servers.postgres import shared_server
 
-    env = {**os.environ, "PGVECTOR_URL": sqlalchemy_url(shared_server().dsn, "psycopg2")}
-    done = subprocess.run([sys.executable, str(ROOT / REPRO.format(name))], capture_output=True, text=True,
-                          timeout=120, check=False, env=env)
-    assert done.returncode == 1 and ("VIOLATED" in done.stdout or "Error" in done.stderr), done.stdout + done.stderr
+    names = selected(request, "test_the_reproducer_runs_alone", "name")
+    return run_scripts({name: ROOT / REPRO.format(name) for name in names},
+                       env={"PGVECTOR_URL": sqlalchemy_url(shared_server().dsn, "psycopg2")})
+
+
+@pytest.mark.parametrize("name", ["pasted_text", "float_cast", "contains_number", "is_empty_list", "past_2_53"])
+def test_the_reproducer_runs_alone(name: str, reproduced: dict[str, Result]) -> None:
+    done = reproduced[name]
+    assert done.returncode == 1 and ("VIOLATED" in done.stdout or "Error" in done.stderr), done.output
+    assert done.filterproof is False, done.output
     assert "filterproof" not in (ROOT / REPRO.format(name)).read_text().split('"""', 2)[2]

@@ -5,8 +5,6 @@ between the two included), and a reproducer that runs with psycopg alone."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -23,6 +21,7 @@ from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.targets.pgvector import PgvectorJsonb, PgvectorTyped
 from filterproof.fuzz.targets.pgvector_sql import render_typed
+from reproducers import run_scripts
 
 KNOWN: set[str] = set()
 """Signatures of findings on the current release that are recorded engine behaviour (none so far)."""
@@ -211,11 +210,6 @@ def _dsn() -> str:
     return shared_server().dsn
 
 
-def _run(path: Path, dsn: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, check=False,
-                          env={**os.environ, "PGVECTOR_DSN": dsn})
-
-
 def test_a_reproducer_runs_alone(pair: tuple[PgvectorTyped, PgvectorJsonb], tmp_path: Path) -> None:
     """No engine finding to reproduce: the differential of both targets, which holds (exit 0), and a deliberately
     broken relation (exit 1), through every via, on the plain and the indexed table, with corner values."""
@@ -232,12 +226,15 @@ def test_a_reproducer_runs_alone(pair: tuple[PgvectorTyped, PgvectorJsonb], tmp_
     asks = tuple(Ask(f"P via {via}{' indexed' * indexed}{' (jsonb)' * side}", p, via, indexed, target=side)
                  for via in targets[0].vias for indexed in (False, True) for side in (0, 1))
     broken = Relation("paths", (*asks, Ask("NOT P", Not(p))), "answers['P via search'] == answers['NOT P']")
+    scripts = {}
     for number, relation in enumerate((holds, broken), 1):
         answers = Judge(targets).answers(relation)
         finding = Finding(("pgvector-typed", "pgvector-jsonb"), relation.oracle, "test", docs, p, relation,
                           {k: sorted(v) for k, v in answers.items()})
-        script = _run(write(finding, targets, tmp_path, number), _dsn())
-        assert script.returncode == number - 1, script.stdout + script.stderr
+        scripts[number] = write(finding, targets, tmp_path, number)
+    # Both in one interpreter (tests/reproducers.py): each script makes (and at its end drops) a schema of its own.
+    for number, script in run_scripts(scripts, env={"PGVECTOR_DSN": _dsn()}).items():
+        assert script.returncode == number - 1 and script.filterproof is False, script.output
         assert number == 1 or "P via search: ['d0', 'd1', 'd2']" in script.stdout, script.stdout
     text = (tmp_path / "finding-1.py").read_text()
     assert "filterproof" not in text.split('"""', 2)[2]

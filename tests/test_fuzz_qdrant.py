@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from filterproof.fuzz.oracles import Ask, Relation, optimize
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding
 from filterproof.fuzz.targets.qdrant import QdrantEdge, QdrantLocal
+from reproducers import run_scripts
 
 
 def test_the_plain_spelling_in_both_families() -> None:
@@ -94,14 +93,17 @@ def test_an_optimize_reproducer_runs_alone(tmp_path: Path) -> None:
         assert holds is not None
         broken = Relation("optimize", (*holds.asks, Ask("NOT P", Not(p))),
                           "answers['P after optimize()'] == answers['NOT P']")
+        scripts, shown = {}, {}
         for number, relation in enumerate((holds, broken), 1):
             answers = Judge([target]).answers(relation)
             finding = Finding(("qdrant-edge",), "optimize", "test", docs, p, relation,
                               {k: sorted(v) for k, v in answers.items()})
-            done = subprocess.run([sys.executable, str(write(finding, [target], tmp_path, number))],
-                                  capture_output=True, text=True, timeout=120, check=False)
-            assert done.returncode == number - 1, done.stdout + done.stderr
-            assert f"P after optimize(): {sorted(answers['P after optimize()'])}" in done.stdout, done.stdout
+            scripts[number] = write(finding, [target], tmp_path, number)
+            shown[number] = f"P after optimize(): {sorted(answers['P after optimize()'])}"
+        # Both in one interpreter (tests/reproducers.py): each builds its shards in a temporary folder of its own.
+        for number, done in run_scripts(scripts).items():
+            assert done.returncode == number - 1 and done.filterproof is False, done.output
+            assert shown[number] in done.stdout, done.stdout
     finally:
         target.close()
     assert "filterproof" not in (tmp_path / "finding-1.py").read_text().split('"""', 2)[2]

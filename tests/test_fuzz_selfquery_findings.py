@@ -4,9 +4,7 @@ seeded runs of ``test_fuzz_selfquery.py`` go to two workers)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ pytest.importorskip("lark")
 
 from filterproof.fuzz.targets.selfquery_stores import SelfQueryQdrant
 from fuzz_known import known_cases, still_fails
+from reproducers import Result, run_scripts, selected
 from test_fuzz_selfquery import KNOWN, REPRO
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,29 +43,49 @@ def test_the_retriever_picks_its_translator() -> None:
     assert type(retriever.structured_query_translator).__name__ == "QdrantTranslator"
 
 
-@pytest.mark.parametrize("name", ["escapes_kept", "quotes_stripped", "text_as_date", "date_unconverted",
-                                  "qdrant_float_match", "milvus_pasted_text", "pgvector_contain",
-                                  "builtin_translator"])
-def test_the_reproducer_runs_alone(name: str) -> None:
-    env = dict(os.environ)
-    if name.startswith("pgvector"):
-        pytest.importorskip("pgserver")
+ENGINE = ROOT / "bench" / "repro" / "fuzz_milvus_mixed_json.py"
+
+
+@pytest.fixture(scope="module")
+def reproduced(request: pytest.FixtureRequest) -> dict[str, Result]:
+    """The selected reproducers below, in one interpreter (``tests/reproducers.py``): each alone, 3 to 20 s; the
+    pgvector one only with ``pgserver`` (else its test skips), the engine's only with Milvus Lite."""
+    names = selected(request, "test_the_reproducer_runs_alone", "name")
+    env = {}
+    if "pgvector_contain" in names and importlib.util.find_spec("pgserver"):
         from filterproof.adapters.bridges.pgvector import sqlalchemy_url
         from filterproof.servers.postgres import shared_server
 
         env["PGVECTOR_URL"] = sqlalchemy_url(shared_server().dsn, "psycopg")
-    done = subprocess.run([sys.executable, str(ROOT / REPRO.format(name))], capture_output=True, text=True,
-                          timeout=120, check=False, env=env)
+    elif "pgvector_contain" in names:
+        names.remove("pgvector_contain")
+    scripts = {name: ROOT / REPRO.format(name) for name in names}
+    if selected(request, "test_the_engine_reproducer_runs_alone") and importlib.util.find_spec("milvus_lite"):
+        scripts["engine"] = ENGINE
+    # text_as_date in a child of its own: chromadb.EphemeralClient() is one per process (chromadb's shared System
+    # cache), so a second chroma script in the child would find the first's "fuzz" collection and its documents
+    # (quotes_stripped, run after text_as_date, answered P: ['d0'] where alone it answers []).
+    return run_scripts(scripts, env=env, alone={"text_as_date"})
+
+
+@pytest.mark.parametrize("name", ["escapes_kept", "quotes_stripped", "text_as_date", "date_unconverted",
+                                  "qdrant_float_match", "milvus_pasted_text", "pgvector_contain",
+                                  "builtin_translator"])
+def test_the_reproducer_runs_alone(name: str, reproduced: dict[str, Result]) -> None:
+    if name.startswith("pgvector"):
+        pytest.importorskip("pgserver")
+    done = reproduced[name]
     failed = "VIOLATED" in done.stdout or any(word in done.stderr for word in ("Error:", "Exception:"))
-    assert done.returncode == 1 and failed, done.stdout + done.stderr
+    assert done.returncode == 1 and failed, done.output
+    assert done.filterproof is False, done.output
     assert "filterproof" not in (ROOT / REPRO.format(name)).read_text().split('"""', 2)[2]
 
 
-def test_the_engine_reproducer_runs_alone() -> None:
+def test_the_engine_reproducer_runs_alone(reproduced: dict[str, Result]) -> None:
     """Milvus Lite's evaluator switch met through MilvusTranslator, with pymilvus alone: ``A or B`` loses a row of
     ``B`` once a key's values (or a literal) are of two types."""
     pytest.importorskip("milvus_lite")
-    path = ROOT / "bench" / "repro" / "fuzz_milvus_mixed_json.py"
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 1 and "A or B lost null" in done.stdout, done.stdout + done.stderr
-    assert "filterproof" not in path.read_text().split('"""', 2)[2]
+    done = reproduced["engine"]
+    assert done.returncode == 1 and "A or B lost null" in done.stdout, done.output
+    assert done.filterproof is False, done.output
+    assert "filterproof" not in ENGINE.read_text().split('"""', 2)[2]
