@@ -24,9 +24,9 @@ import qdrant_edge as qe
 
 from filterproof.adapters.qdrant import edge
 from filterproof.adapters.registry import open_backend
-from filterproof.runner import index, release_memory
+from filterproof.evaluation.runner import index, release_memory
+from filterproof.evaluation.truth import prepare
 from filterproof.scale.generator import GeneratorConfig, generate
-from filterproof.truth import prepare
 
 
 def resident() -> tuple[int, int]:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What running each backend in a worker process of its own costs (filterproof.isolation), against --in-process.
+# What running each backend in a worker process of its own costs (filterproof.evaluation.isolation), against --in-process.
 #
 #   bench/isolation.sh main     # the README's main job, 3 runs in each mode, alternating
 #   bench/isolation.sh sweep    # a 100k-document sweep (reference, qdrant-edge, lancedb), once in each mode

@@ -13,8 +13,8 @@ import collections
 import sys
 
 from filterproof.adapters import open_backend, records_of
+from filterproof.evaluation.truth import prepare
 from filterproof.scale.generator import GeneratorConfig, case_level, generate
-from filterproof.truth import prepare
 
 BATCH = 2048
 

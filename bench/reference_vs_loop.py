@@ -4,7 +4,7 @@ The loop restates the retriever of the authorized-recall seed package
 (``TfIdfIndex.rank``): for every query it walks every document, recomputes that
 document's TF-IDF weights from its term counts and sums the products with the
 query's weights. Our reference search uses the same cosine (``TfidfSpace``
-reproduces that index's weighting exactly, see ``filterproof.embedding``), held
+reproduces that index's weighting exactly, see ``filterproof.embedding.spaces``), held
 as one float32 matrix, so a query is one matrix-vector product and a partial sort.
 
 Both sides answer the same queries in one run; the script checks that their
@@ -33,7 +33,7 @@ from typing import Any
 
 from filterproof.adapters import open_backend
 from filterproof.adapters.base import records_of
-from filterproof.embedding import SvdSpace, TfidfSpace
+from filterproof.embedding.spaces import SvdSpace, TfidfSpace
 from filterproof.scale.generator import GeneratorConfig, generate
 
 TOKEN = re.compile(r"[a-z0-9]+")

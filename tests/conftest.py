@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from filterproof.evaluation.truth import Prepared, prepare
 from filterproof.fixtures import Fixture, load_fixture
-from filterproof.truth import Prepared, prepare
 
 if TYPE_CHECKING:
     from filterproof.servers.containers import Server

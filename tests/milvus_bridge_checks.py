@@ -23,10 +23,10 @@ from pymilvus import MilvusException
 
 from filterproof.adapters import Adapter
 from filterproof.adapters.bridges.llamaindex_milvus import renderable
-from filterproof.conformance import generated
-from filterproof.conformance.generative import run_property
-from filterproof.conformance.twin_checks import report
-from filterproof.conformance.twin_worlds import TwinWorld, identity_worlds
+from filterproof.conformance.checks.generative import run_property
+from filterproof.conformance.checks.twin_checks import report
+from filterproof.conformance.worlds import generated
+from filterproof.conformance.worlds.twin_worlds import TwinWorld, identity_worlds
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
 
 IDENTITY_FIELDS = ["tenant", "logical_id", "group", "status"]

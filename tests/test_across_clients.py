@@ -1,4 +1,4 @@
-"""The across-clients tier (``conformance.clients``) on the built-in stores' settings that govern it, and on
+"""The across-clients tier (``conformance.checks.clients``) on the built-in stores' settings that govern it, and on
 seeded defects of a second client.
 
 The full conformance classes run the tier too (``test_conformance_builtin.py``), at each
@@ -20,10 +20,10 @@ import pytest
 from filterproof.adapters import Adapter, open_backend
 from filterproof.adapters.base import Capabilities, ReaderSpec
 from filterproof.adapters.lancedb.store import LanceDBAdapter
-from filterproof.conformance.clients import AcrossClientChecks, follow
+from filterproof.adapters.readers import ChildReader, open_reader, reader_spec
+from filterproof.conformance.checks.clients import AcrossClientChecks, follow
 from filterproof.conformance.defects import ReaderCachesResults, ReaderRefreshesLate
 from filterproof.conformance.suite import AdapterFixtures
-from filterproof.readers import ChildReader, open_reader, reader_spec
 
 CHROMA_SNAPSHOT = ("finding: chromadb 1.5.9, a PersistentClient in another process reads metadata fresh but its "
                    "vector index as loaded: a deleted document still returned unfiltered, and after the writer adds "

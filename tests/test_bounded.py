@@ -18,14 +18,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from filterproof import truth as truth_module
 from filterproof.cli import app
-from filterproof.columns import PolicyColumns
-from filterproof.groundtruth import Eligible, exact_scores
+from filterproof.evaluation import truth as truth_module
+from filterproof.evaluation.groundtruth import Eligible, exact_scores
+from filterproof.evaluation.strategies import TIE_DIGITS
+from filterproof.evaluation.truth import Prepared, prepare
+from filterproof.evaluation.vector_file import VectorFile
+from filterproof.policy.columns import PolicyColumns
 from filterproof.scale.generator import GeneratorConfig, generate
-from filterproof.strategies import TIE_DIGITS
-from filterproof.truth import Prepared, prepare
-from filterproof.vectors import VectorFile
 
 SMALL = GeneratorConfig(documents=2000, seed=7, selectivities=(0.002, 0.02, 0.1, 0.3), cases_per_level=6)
 

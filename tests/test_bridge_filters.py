@@ -14,7 +14,7 @@ from llama_index.core.vector_stores.types import FilterCondition, FilterOperator
 from filterproof.adapters.bridges import llamaindex_filters as lf
 from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdrant_compiler
 from filterproof.adapters.chroma.where import KEYS_PER_FILTER, compile_where
-from filterproof.conformance import scenarios as sc
+from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
 
 AS_OF = date(2026, 9, 8)

@@ -16,7 +16,7 @@ import pytest
 
 from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.adapters.bridges.core import KeyedVectors
-from filterproof.conformance import scenarios as sc
+from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import PolicyFilter, Principal
 
 PG_INJECTION = pytest.mark.xfail(strict=True, reason=(

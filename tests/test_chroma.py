@@ -21,12 +21,12 @@ from filterproof.adapters import open_backend
 from filterproof.adapters.base import Adapter, Record
 from filterproof.adapters.chroma import ChromaAdapter, ChromaServerAdapter
 from filterproof.adapters.chroma import where as cw
-from filterproof.conformance import scenarios as sc
-from filterproof.conformance.contract import found_ids, vec
-from filterproof.congruence import eligible_sets, policy_sets
+from filterproof.conformance.checks.contract import found_ids, vec
+from filterproof.conformance.worlds import scenarios as sc
+from filterproof.evaluation.congruence import eligible_sets, policy_sets
+from filterproof.evaluation.runner import index
+from filterproof.evaluation.truth import Prepared
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
-from filterproof.runner import index
-from filterproof.truth import Prepared
 
 BACKENDS = ["chroma", "chroma-server"]
 AS_OF = date(2026, 9, 8)

@@ -22,8 +22,8 @@ from filterproof.adapters import open_backend
 from filterproof.adapters.base import Adapter, Record, not_indexable, sync_active
 from filterproof.adapters.chroma.clients import client_settings
 from filterproof.adapters.chroma.limits import MAX_LIST_VALUES, MAX_SCALAR_KEYS
-from filterproof.conformance import scenarios as sc
-from filterproof.conformance.contract import vec
+from filterproof.conformance.checks.contract import vec
+from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import PolicyFilter, Principal
 
 PATHS = [("chroma", {"revision": "query"}), ("chroma", {"revision": "flag"}), ("langchain-chroma", {}),

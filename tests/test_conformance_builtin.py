@@ -19,8 +19,8 @@ import pytest
 from conformance_matrix import described
 from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.conformance import AdapterConformanceTests
-from filterproof.conformance.twin_checks import report
-from filterproof.conformance.twin_worlds import identity_worlds
+from filterproof.conformance.checks.twin_checks import report
+from filterproof.conformance.worlds.twin_worlds import identity_worlds
 from milvus_bridge_checks import LlamaIndexMilvusRendering
 
 REVISIONS = ["query", "flag"]

@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 from filterproof.adapters.reference import ReferenceAdapter
-from filterproof.conformance import defects, generated
-from filterproof.conformance.generative import MIN_NONEMPTY, MIN_WELLFORMED, Strength, run_property
+from filterproof.conformance import defects
+from filterproof.conformance.checks.generative import MIN_NONEMPTY, MIN_WELLFORMED, Strength, run_property
+from filterproof.conformance.worlds import generated
 from filterproof.policy import PolicyFilter, Principal
 
 SEEDS = (1, 2, 3, 4, 5)

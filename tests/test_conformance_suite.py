@@ -12,14 +12,14 @@ import pytest
 # share one hypothesis module with the plugin that pytest already loaded.
 import filterproof.conformance.suite  # noqa: F401
 from filterproof.adapters.reference import ReferenceAdapter
-from filterproof.conformance import scale_corpus
 from filterproof.conformance.defects import DEFECTS, SilentlyShort
+from filterproof.conformance.worlds import scale_corpus
+from filterproof.evaluation.runner import Settings, evaluate, index
+from filterproof.evaluation.scoring import by_strategy
+from filterproof.evaluation.truth import Prepared, prepare
 from filterproof.fixtures import shipped
 from filterproof.fixtures.lab import load_lab
 from filterproof.policy import is_eligible, problem
-from filterproof.runner import Settings, evaluate, index
-from filterproof.scoring import by_strategy
-from filterproof.truth import Prepared, prepare
 
 pytest_plugins = ["pytester"]
 

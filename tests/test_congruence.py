@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from filterproof.adapters import Adapter, BackendSpec, open_backend
-from filterproof.congruence import differences, eligible_sets, policy_sets
-from filterproof.runner import BackendRun, Settings, index, run_backend
-from filterproof.scoring import summarize
-from filterproof.truth import Prepared
+from filterproof.evaluation.congruence import differences, eligible_sets, policy_sets
+from filterproof.evaluation.runner import BackendRun, Settings, index, run_backend
+from filterproof.evaluation.scoring import summarize
+from filterproof.evaluation.truth import Prepared
 
 BACKENDS = ["chroma", "chroma-server", "qdrant-edge", "qdrant-local", "pgvector", "lancedb",
             "lancedb:index_scalar=true", pytest.param("qdrant-server", marks=pytest.mark.docker),

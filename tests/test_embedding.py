@@ -9,8 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from filterproof.embedding import SvdSpace, TfidfSpace
-from filterproof.truth import Prepared
+from filterproof.embedding.spaces import SvdSpace, TfidfSpace
+from filterproof.evaluation.truth import Prepared
 
 TOKEN = re.compile(r"[a-z0-9]+")
 

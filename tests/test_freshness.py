@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 from filterproof.adapters import open_backend
 from filterproof.adapters.base import Record
+from filterproof.adapters.readers import ChildReader, ReaderDied, reader_spec
+from filterproof.adapters.readers.load import Observations
 from filterproof.cli import app
 from filterproof.freshness.analysis import Timed, judge, summary
 from filterproof.freshness.world import Change, build
-from filterproof.readers import ChildReader, ReaderDied, reader_spec
-from filterproof.readers.load import Observations
 from test_stops import default_sigint, descendants, wait_for
 
 FP = [sys.executable, "-m", "filterproof.cli"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from filterproof.chunks import chunks
+from filterproof.fixtures.chunks import chunks
 from filterproof.scale.corpus import RowIds
 from filterproof.scale.generator import GeneratorConfig, generate, write_lab_json
 

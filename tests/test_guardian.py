@@ -1,4 +1,5 @@
-"""The guardian (``filterproof.guardian``): what a killed run registered is removed, and nothing else is touched."""
+"""The guardian (``filterproof.servers.guardian``): what a killed run registered is removed, and nothing else is
+touched."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ import sys
 import time
 from pathlib import Path
 
-from filterproof.guardian import clean, started
+from filterproof.servers.guardian import clean, started
 
 PARENT = """
 import os, signal, subprocess, sys
-from filterproof import guardian
+from filterproof.servers import guardian
 guardian.watch()
 quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
 sleeper = subprocess.Popen(["sleep", "60"], start_new_session=True, **quiet)

@@ -1,4 +1,4 @@
-"""A backend that dies natively costs only its own results (``filterproof.isolation``).
+"""A backend that dies natively costs only its own results (``filterproof.evaluation.isolation``).
 
 Each test runs the real command line in a subprocess with a seeded defect
 (``crashing_store``: the reference store, made to segfault or abort at a chosen call),

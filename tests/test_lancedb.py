@@ -18,8 +18,8 @@ import pytest
 
 from filterproof.adapters import OptionError, open_backend
 from filterproof.adapters.base import Adapter, Record
-from filterproof.conformance import scenarios as sc
-from filterproof.conformance.contract import vec
+from filterproof.conformance.checks.contract import vec
+from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
 
 pytest.importorskip("lancedb")

@@ -15,7 +15,7 @@ import pytest
 
 from filterproof.adapters.base import Record
 from filterproof.adapters.lancedb import where as lw
-from filterproof.conformance import scenarios as sc
+from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, matchable, structural_problem
 
 AS_OF = date(2026, 9, 8)

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from filterproof import metrics
 from filterproof.adapters.base import Hit
-from filterproof.strategies import CandidateDepth, Strategy
+from filterproof.evaluation import metrics
+from filterproof.evaluation.strategies import CandidateDepth, Strategy
 
 
 def test_hand_checked_values() -> None:

@@ -20,7 +20,7 @@ import pytest
 from filterproof.adapters.base import Record
 from filterproof.adapters.milvus import expr as mx
 from filterproof.adapters.milvus.limits import MAX_CAPACITY, MAX_LENGTH, refusal
-from filterproof.conformance import scenarios as sc
+from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, matchable, structural_problem
 
 AS_OF = date(2026, 9, 8)

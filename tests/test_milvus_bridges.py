@@ -30,7 +30,7 @@ from filterproof.adapters.bridges.llamaindex_milvus import compile_filters, rend
 from filterproof.adapters.filterlang import And, Cond, Or
 from filterproof.adapters.milvus import expr as mx
 from filterproof.cli import app
-from filterproof.conformance import scenarios as sc
+from filterproof.conformance.worlds import scenarios as sc
 from filterproof.fixtures import shipped
 from filterproof.matrix.languages import milvus_expr
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal

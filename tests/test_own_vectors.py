@@ -20,10 +20,10 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from filterproof.cli import app
+from filterproof.evaluation.strategies import TIE_DIGITS
+from filterproof.evaluation.truth import prepare
 from filterproof.fixtures import Fixture, load_fixture, shipped
 from filterproof.policy import eligible_ids
-from filterproof.strategies import TIE_DIGITS
-from filterproof.truth import prepare
 
 EMBEDDED = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb", "milvus"]
 EVERY = [arg for backend in EMBEDDED for arg in ("-b", backend)]
@@ -241,8 +241,8 @@ def test_a_corpus_carries_vectors_inline_too(tmp_path: Path) -> None:
 
 
 def test_a_python_callable_and_the_conformance_fixtures(tmp_path: Path) -> None:
-    from filterproof.conformance.shipped import Settings, reference_runs
-    from filterproof.conformance.shipped import shipped as conformance_fixture
+    from filterproof.conformance.worlds.shipped import Settings, reference_runs
+    from filterproof.conformance.worlds.shipped import shipped as conformance_fixture
 
     def embed(texts: list[str]) -> np.ndarray:
         return np.array([[len(t), t.count("e") + 1, t.count(" ")] for t in texts], dtype=float)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from filterproof.adapters.pgvector import sql as pg
-from filterproof.conformance import scenarios as sc
+from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, matchable
 
 AS_OF = date(2026, 9, 8)

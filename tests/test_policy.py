@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from filterproof.adapters.reference import ReferenceAdapter
-from filterproof.embedding import TfidfSpace
+from filterproof.embedding.spaces import TfidfSpace
+from filterproof.evaluation.runner import Settings, evaluate, index
+from filterproof.evaluation.scoring import selections
+from filterproof.evaluation.strategies import ranked_search
+from filterproof.evaluation.truth import Prepared
 from filterproof.fixtures import Fixture
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible, parse_date, problem
-from filterproof.runner import Settings, evaluate, index
-from filterproof.scoring import selections
-from filterproof.strategies import ranked_search
-from filterproof.truth import Prepared
 
 AS_OF = date(2026, 9, 8)
 

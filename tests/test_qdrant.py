@@ -20,12 +20,12 @@ import pytest
 from filterproof.adapters import BackendUnavailable, open_backend
 from filterproof.adapters.base import Adapter, Record
 from filterproof.adapters.qdrant import QdrantEdgeAdapter, QdrantServerAdapter
-from filterproof.conformance import scenarios as sc
-from filterproof.conformance.contract import found_ids, vec
-from filterproof.congruence import eligible_sets, policy_sets
+from filterproof.conformance.checks.contract import found_ids, vec
+from filterproof.conformance.worlds import scenarios as sc
+from filterproof.evaluation.congruence import eligible_sets, policy_sets
+from filterproof.evaluation.runner import index
+from filterproof.evaluation.truth import Prepared
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
-from filterproof.runner import index
-from filterproof.truth import Prepared
 
 AS_OF = date(2026, 9, 8)
 IN_PROCESS = ["qdrant-edge", "qdrant-local"]
@@ -213,8 +213,8 @@ def test_payload_links_kept_on_the_chosen_fields_only(adversarial: Prepared, lin
 @pytest.mark.slow  # about 3 s: segments built as documents arrive
 def test_segments_built_as_documents_arrive_answer_as_one() -> None:
     """``segment_docs`` builds a segment every N writes and never merges them; the answers stay exact."""
+    from filterproof.evaluation.truth import prepare
     from filterproof.scale.generator import GeneratorConfig, generate
-    from filterproof.truth import prepare
 
     corpus = generate(GeneratorConfig(documents=3_000, seed=0, cases_per_level=2))
     prepared = prepare(corpus.fixture, embedding="svd", dim=32, levels=corpus.levels)
@@ -330,10 +330,10 @@ def test_builds_during_the_ingest_count_as_build_time() -> None:
     If this fails, ``build_s`` (the report's "of which build s") counts only the final
     ``optimize()``: a segmented 1M run once reported 0.0 s of build in a 22-minute ingest.
     """
-    from filterproof.runner import BackendRun, Settings, _measured
+    from filterproof.evaluation.runner import BackendRun, Settings, _measured
+    from filterproof.evaluation.timing import Clock, TimedAdapter
+    from filterproof.evaluation.truth import prepare
     from filterproof.scale.generator import GeneratorConfig, generate
-    from filterproof.timing import Clock, TimedAdapter
-    from filterproof.truth import prepare
 
     corpus = generate(GeneratorConfig(documents=3_000, seed=0, cases_per_level=1))
     prepared = prepare(corpus.fixture, embedding="svd", dim=16, levels=corpus.levels)

@@ -7,14 +7,14 @@ from datetime import date
 import numpy as np
 from hypothesis import given, settings
 
-from filterproof import congruence
 from filterproof.adapters.base import Record
 from filterproof.adapters.reference import ReferenceAdapter
-from filterproof.columns import PolicyColumns
-from filterproof.conformance.generated import World, worlds
+from filterproof.conformance.worlds.generated import World, worlds
+from filterproof.evaluation import congruence
+from filterproof.evaluation.runner import index
+from filterproof.evaluation.truth import Prepared
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible
-from filterproof.runner import index
-from filterproof.truth import Prepared
+from filterproof.policy.columns import PolicyColumns
 
 
 @settings(max_examples=200, deadline=None, database=None)

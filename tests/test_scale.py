@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from filterproof.cli import app
-from filterproof.columns import PolicyColumns
 from filterproof.fixtures import load_fixture
 from filterproof.policy import is_eligible
+from filterproof.policy.columns import PolicyColumns
 from filterproof.report import Results, load
 from filterproof.scale.generator import GeneratorConfig, GeneratorError, case_level, generate, write_lab_json
 

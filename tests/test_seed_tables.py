@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from filterproof.runner import Settings, run_backend
-from filterproof.scoring import by_strategy, selections
-from filterproof.truth import Prepared
+from filterproof.evaluation.runner import Settings, run_backend
+from filterproof.evaluation.scoring import by_strategy, selections
+from filterproof.evaluation.truth import Prepared
 
 POST = "post_filter C=1"
 LAB_SELECTIONS = {

@@ -9,9 +9,9 @@ import pytest
 from filterproof.adapters.base import Hit
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.conformance import defects
-from filterproof.conformance import sequences as seq
-from filterproof.conformance.lifecycle import MIN_NONEMPTY, REQUIRED_KINDS, TOP_UP, Coverage, run_sequences
-from filterproof.conformance.scenarios import meta
+from filterproof.conformance.checks import sequences as seq
+from filterproof.conformance.checks.lifecycle import MIN_NONEMPTY, REQUIRED_KINDS, TOP_UP, Coverage, run_sequences
+from filterproof.conformance.worlds.scenarios import meta
 from filterproof.policy import PolicyFilter
 
 SEEDS = range(6)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from filterproof.guardian import started
+from filterproof.servers.guardian import started
 
 FP = [sys.executable, "-m", "filterproof.cli"]
 
@@ -140,7 +140,8 @@ def report_of(tmp_path: Path, command: str) -> Path:
 @pytest.mark.slow  # about 30 s each: the server's start, then a run long enough to be killed in
 @pytest.mark.parametrize(("backend", "server"), [("chroma-server", " run --path "), ("pgvector", "bin/postgres -D ")])
 def test_sigkill_leaves_no_process_and_no_directory(corpus: Path, tmp_path: Path, backend: str, server: str) -> None:
-    """Hint: the guardian (``filterproof.guardian``) stops what a killed run leaves: servers, workers, directories."""
+    """Hint: the guardian (``filterproof.servers.guardian``) stops what a killed run leaves: servers, workers,
+    directories."""
     if backend == "chroma-server" and os.environ.get("CHROMA_URL"):
         pytest.skip("CHROMA_URL names a server of the caller's: filterproof starts none")
     if backend == "pgvector" and os.environ.get("PGVECTOR_DSN"):

@@ -6,8 +6,8 @@ import numpy as np
 
 from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.evaluation.strategies import ranked_search
 from filterproof.policy import PolicyFilter
-from filterproof.strategies import ranked_search
 
 
 class ReversedTies(ReferenceAdapter):

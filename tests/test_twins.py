@@ -9,8 +9,8 @@ from datetime import date
 
 import pytest
 
-from filterproof.conformance import twins
 from filterproof.conformance.defects.revisions import int32
+from filterproof.conformance.worlds import twins
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible, parse_date
 
 TRANSFORMATIONS = [(family, name) for family, names in twins.STRING_FAMILIES.items() for name in names]

@@ -18,7 +18,7 @@ loads no store client.
 from __future__ import annotations
 
 import importlib
-import importlib.util
+import os
 import pkgutil
 from dataclasses import dataclass
 from functools import cache
@@ -85,9 +85,10 @@ def stores() -> tuple[Store, ...]:
 
     found: list[Store] = []
     for module in pkgutil.iter_modules(adapters.__path__):
-        name = f"{adapters.__name__}.{module.name}.{DESCRIPTOR}"
-        if module.ispkg and importlib.util.find_spec(name) is not None:
-            found += importlib.import_module(name).STORES
+        # Looked for on disk, not with find_spec: that would import the package (readers/ loads numpy), not a store.
+        inside = [os.path.join(module.module_finder.path, module.name)]  # type: ignore[union-attr]
+        if module.ispkg and any(sub.name == DESCRIPTOR for sub in pkgutil.iter_modules(inside)):
+            found += importlib.import_module(f"{adapters.__name__}.{module.name}.{DESCRIPTOR}").STORES
     names = [store.name for store in found]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:

@@ -19,9 +19,9 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from filterproof.adapters.registry import Resolved
+    from filterproof.evaluation.runner import Settings
+    from filterproof.evaluation.truth import Prepared
     from filterproof.report import Results
-    from filterproof.runner import Settings
-    from filterproof.truth import Prepared
 
 # Not a terminal (a pipe, CI): wide enough that the tables are never cut.
 console = Console() if Console().is_terminal else Console(width=200)
@@ -94,16 +94,16 @@ def run_all(prepared: Sequence[Prepared], backends: Sequence[Resolved], settings
     """Every backend over every prepared fixture, into ``results`` (fixture by fixture); a failure is noted.
 
     Each backend but the reference runs in a worker process of its own unless not ``isolate``
-    (``filterproof.isolation``): a native crash then costs that backend's results only. One that
+    (``filterproof.evaluation.isolation``): a native crash then costs that backend's results only. One that
     would write into an object filterproof did not create (``refused``) ends the command at once
     with its one line, exit 2. A stop
     (SIGTERM, Ctrl-C) ends the loop: what completed is kept, and ``results.stopped`` holds the
     exit status the command should end with once it has written it.
     """
-    from filterproof import guardian
-    from filterproof.congruence import without_refused
-    from filterproof.isolation import isolated, run_isolated
-    from filterproof.runner import run_backend
+    from filterproof.evaluation.congruence import without_refused
+    from filterproof.evaluation.isolation import isolated, run_isolated
+    from filterproof.evaluation.runner import run_backend
+    from filterproof.servers import guardian
 
     def no_tick(label: str, phase: str, done: int) -> None:
         """No progress display."""

@@ -29,10 +29,10 @@ from filterproof.cli.common import (
     usage_errors,
     writable,
 )
-from filterproof.guardian import end_stopped
+from filterproof.servers.guardian import end_stopped
 
 if TYPE_CHECKING:
-    from filterproof.truth import Prepared
+    from filterproof.evaluation.truth import Prepared
 
 DEFAULT_BACKENDS = embedded()
 """The embedded backends (``adapters.descriptor``), run when no --backend is given; one whose extra is not
@@ -67,13 +67,13 @@ def compare_command(
 ) -> None:
     """Run fixtures through backends under rank_only, post_filter and pre_filter, and compare with the reference."""
     from filterproof.adapters import BackendSpec, parse_specs, resolve
-    from filterproof.embedders import request_of
+    from filterproof.embedding.embedders import request_of
+    from filterproof.evaluation.runner import Settings
+    from filterproof.evaluation.strategies import CandidateDepth
+    from filterproof.evaluation.truth import prepare
     from filterproof.fixtures import load_fixture
     from filterproof.report import Results, fixture_info, settings_info, vectors_of, write
     from filterproof.report.console import render_compare
-    from filterproof.runner import Settings
-    from filterproof.strategies import CandidateDepth
-    from filterproof.truth import prepare
 
     with usage_errors():
         depths = tuple(CandidateDepth.parse(part) for part in candidates.split(",") if part.strip())

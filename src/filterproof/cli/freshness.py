@@ -26,7 +26,7 @@ from filterproof.cli.common import (
     usage_errors,
     writable,
 )
-from filterproof.guardian import end_stopped
+from filterproof.servers.guardian import end_stopped
 
 PHASES = {"indexing": "indexing the documents", "readers": "opening the readers",
           "changes": "readers querying; making the changes", "settling": "the last change made; settling"}
@@ -59,11 +59,11 @@ def freshness_command(
                        ] = False,
 ) -> None:
     """Measure how long a revoked document stays visible to readers of other clients, under load."""
-    from filterproof import guardian
     from filterproof.adapters import parse_specs, resolve
     from filterproof.freshness import measure, report
     from filterproof.freshness.world import build
     from filterproof.report import Results, write
+    from filterproof.servers import guardian
 
     at_least(seed, 0, "--seed")  # numpy's generator refuses a negative seed, but only once the world is built
     if readers_in not in ("threads", "processes"):

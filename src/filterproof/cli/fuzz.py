@@ -118,7 +118,7 @@ def _run(backend: list[str] | None, budget_s: float, seed: int, cases: int | Non
     if json_out is not None:
         json_out.write_text(json.dumps(report.to_json(outcome, targets, written), indent=1) + "\n")
     if outcome.stopped is not None:
-        from filterproof.guardian import end_stopped
+        from filterproof.servers.guardian import end_stopped
 
         end_stopped(outcome.stopped)
     raise typer.Exit(1 if outcome.findings else 0)

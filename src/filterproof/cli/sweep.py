@@ -32,7 +32,7 @@ from filterproof.cli.common import (
     status,
     usage_errors,
 )
-from filterproof.guardian import end_stopped
+from filterproof.servers.guardian import end_stopped
 
 DEFAULT_SWEEP_BACKENDS = sweep_defaults()
 """What the stores' descriptions name for a sweep by default (``adapters.descriptor``)."""
@@ -170,11 +170,11 @@ def sweep_command(
     )
 
     from filterproof.adapters import parse_specs, resolve
-    from filterproof.embedders import request_of
+    from filterproof.embedding.embedders import request_of
+    from filterproof.evaluation.runner import Settings
+    from filterproof.evaluation.strategies import CandidateDepth
     from filterproof.report import Results, fixture_info, load, settings_info, write
     from filterproof.report.levels import render_sweep
-    from filterproof.runner import Settings
-    from filterproof.strategies import CandidateDepth
 
     if replot is not None:
         with usage_errors():
@@ -248,10 +248,10 @@ def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: i
     """Load or generate the fixture, then embed it and compute the truths (with progress bars)."""
     from dataclasses import asdict
 
-    from filterproof.embedders import resolved
+    from filterproof.embedding.embedders import resolved
+    from filterproof.evaluation.truth import prepare
     from filterproof.fixtures import load_fixture
     from filterproof.scale.generator import generate
-    from filterproof.truth import prepare
 
     timings: dict[str, float] = {}
     start = time.perf_counter()
@@ -276,7 +276,7 @@ def _prepared(path: Path | None, gen: Any, settings: Any, embedding: Any, dim: i
 
 def _vectors_line(request: Any, fixture: Any, fit_sample: int) -> str:
     """What the sweep embeds with, before it starts: ``embedding (svd) fitted on every document``."""
-    from filterproof.truth import sampled
+    from filterproof.evaluation.truth import sampled
 
     if request.kind == "fixture":
         return "vectors: the fixture's own"

@@ -31,17 +31,17 @@ from collections.abc import Iterator
 import pytest
 
 from filterproof.adapters.base import Adapter
-from filterproof.conformance.clients import AcrossClientChecks
-from filterproof.conformance.contract import ContractChecks
-from filterproof.conformance.dates import DateChecks
-from filterproof.conformance.fixture_checks import FixtureChecks
-from filterproof.conformance.generative import GeneratedChecks
-from filterproof.conformance.identity import IdentityChecks
-from filterproof.conformance.lifecycle import LifecycleChecks
-from filterproof.conformance.placement import PlacementChecks
-from filterproof.conformance.scale_tier import ScaleChecks
-from filterproof.conformance.sizes import SizeChecks
-from filterproof.conformance.twin_checks import TwinChecks
+from filterproof.conformance.checks.clients import AcrossClientChecks
+from filterproof.conformance.checks.contract import ContractChecks
+from filterproof.conformance.checks.dates import DateChecks
+from filterproof.conformance.checks.fixture_checks import FixtureChecks
+from filterproof.conformance.checks.generative import GeneratedChecks
+from filterproof.conformance.checks.identity import IdentityChecks
+from filterproof.conformance.checks.lifecycle import LifecycleChecks
+from filterproof.conformance.checks.placement import PlacementChecks
+from filterproof.conformance.checks.scale_tier import ScaleChecks
+from filterproof.conformance.checks.sizes import SizeChecks
+from filterproof.conformance.checks.twin_checks import TwinChecks
 
 
 class AdapterFixtures:

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from filterproof.adapters.readers.load import Observations
 from filterproof.freshness.world import Change
-from filterproof.readers.load import Observations
 
 
 @dataclass

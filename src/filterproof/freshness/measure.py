@@ -19,11 +19,11 @@ from typing import Any, Literal
 
 from filterproof.adapters.base import optimize, staleness_bound
 from filterproof.adapters.ownership import NotOurs
+from filterproof.adapters.readers.load import Load, Observations, Plan
 from filterproof.adapters.registry import Resolved
 from filterproof.errors import FilterproofError
 from filterproof.freshness import analysis
 from filterproof.freshness.world import World, writer
-from filterproof.readers.load import Load, Observations, Plan
 
 ReadersIn = Literal["threads", "processes"]
 STOP_FINISH_S = 1.0
@@ -44,7 +44,7 @@ class Readers:
     """``count`` readers of ``store`` under ``plan``, as threads or child processes."""
 
     def __init__(self, store: Any, plan: Plan, count: int, where: ReadersIn) -> None:
-        from filterproof.readers import ChildReader, open_reader, reader_spec
+        from filterproof.adapters.readers import ChildReader, open_reader, reader_spec
 
         self.where, self.clients, self.loads = where, [], []
         try:

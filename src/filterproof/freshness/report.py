@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from filterproof.congruence import Problem
+from filterproof.evaluation.congruence import Problem
 from filterproof.report import Results
 
 WORLD = "freshness world"

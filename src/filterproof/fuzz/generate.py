@@ -19,7 +19,7 @@ from datetime import date
 from typing import Any
 
 from filterproof.adapters.filterlang import OPS, And, Cond, Expr, Not, Or
-from filterproof.conformance.twins import NAME_VALUES, identity_twins
+from filterproof.conformance.worlds.twins import NAME_VALUES, identity_twins
 from filterproof.errors import UsageError
 
 INTS = (0, 1, -1, 7, 2**31 - 1, 2**31, -(2**31), 2**53, 2**53 + 1, -(2**53) - 1, 2**63 - 1, -(2**63))

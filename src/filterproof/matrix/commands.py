@@ -47,7 +47,7 @@ def matrix_command(
         problem = _unwritable(place) if place is not None else None
         if problem:
             raise _fail(f"{option} {place}: {problem}")
-    from filterproof import guardian
+    from filterproof.servers import guardian
 
     guardian.watch()  # the pgvector targets start a throwaway PostgreSQL: removed even if this process is killed
     # The integrations log and warn about their own fallbacks (MMR, local-mode indexes), and pymilvus logs every
@@ -63,7 +63,7 @@ def matrix_command(
         json_out.write_text(json.dumps(result.to_json(), indent=2) + "\n")
         console.print(f"wrote {json_out}" + (" (stopped: incomplete)" if result.stopped is not None else ""))
     if result.stopped is not None:
-        from filterproof.guardian import end_stopped
+        from filterproof.servers.guardian import end_stopped
 
         end_stopped(result.stopped)
     if markdown is not None:

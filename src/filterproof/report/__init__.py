@@ -61,11 +61,11 @@ from pathlib import Path
 from typing import Any
 
 from filterproof import __version__
-from filterproof.congruence import Problem, verdict
 from filterproof.errors import UsageError
-from filterproof.runner import BackendRun, Settings
-from filterproof.scoring import CaseRow, summarize
-from filterproof.truth import Prepared
+from filterproof.evaluation.congruence import Problem, verdict
+from filterproof.evaluation.runner import BackendRun, Settings
+from filterproof.evaluation.scoring import CaseRow, summarize
+from filterproof.evaluation.truth import Prepared
 
 SCHEMA = "filterproof/2"
 

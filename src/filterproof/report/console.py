@@ -18,10 +18,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from filterproof.congruence import REFERENCE, differences, refusal_summary
+from filterproof.evaluation.congruence import REFERENCE, differences, refusal_summary
+from filterproof.evaluation.scoring import CaseRow
+from filterproof.evaluation.scoring import strategy_label as label_of
 from filterproof.report import Results
-from filterproof.scoring import CaseRow
-from filterproof.scoring import strategy_label as label_of
 
 CASE_TABLE_LIMIT = 20
 DECISION_ROWS = (("correct", "correct"), ("wrong document", "wrong_document"),

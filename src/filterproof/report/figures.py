@@ -140,7 +140,7 @@ def false_abstention_vs_depth(results: Results, path: Path) -> Path:
 
 
 def _depth_value(label: str, k: int) -> int:
-    from filterproof.strategies import CandidateDepth
+    from filterproof.evaluation.strategies import CandidateDepth
 
     return CandidateDepth.parse(label).at(k)
 

@@ -4,7 +4,7 @@
 population's narrow integer columns, every background document's words as indices,
 the planted documents' texts packed, and the metadata's own draws (about 150 bytes a
 document at 1M, against 3-4 KB for a ``Document`` with its text and metadata dict).
-Everything that reads the whole corpus asks for ``chunks`` (``filterproof.chunks``),
+Everything that reads the whole corpus asks for ``chunks`` (``filterproof.fixtures.chunks``),
 and ``documents`` is a read-only sequence that builds what is indexed, so code
 written for loaded fixtures (``len(fx.documents)``, ``fx.documents[row]``, a loop
 over them) still works, one chunk alive at a time.
@@ -22,8 +22,8 @@ from typing import Any, overload
 
 import numpy as np
 
-from filterproof.chunks import Chunk
 from filterproof.fixtures import Document, Fixture
+from filterproof.fixtures.chunks import Chunk
 from filterproof.policy import problem
 from filterproof.scale.metadata import MetadataMaker
 from filterproof.scale.text import Background, PackedTexts, TextMaker
@@ -118,7 +118,7 @@ def _documents(chunk: Chunk) -> list[Document]:
 
 @dataclass
 class GeneratedFixture(Fixture):
-    """A ``Fixture`` over ``CorpusColumns``: documents built on demand, in chunks (``filterproof.chunks``)."""
+    """A ``Fixture`` over ``CorpusColumns``: documents built on demand, in chunks (``filterproof.fixtures.chunks``)."""
 
     columns: CorpusColumns | None = field(default=None, repr=False, kw_only=True)
     _malformed: dict[str, str] | None = field(default=None, init=False, repr=False)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
-from filterproof import leftovers
+from filterproof.servers import leftovers
 
 STOP_TIMEOUT = 10.0
 LOG_TAIL = 3000

@@ -2,7 +2,7 @@
 
 Runnable on a machine with a Docker engine (or with ``QDRANT_URL`` set)::
 
-    from filterproof.runner import Settings, prepare, run_backend
+    from filterproof.evaluation.runner import Settings, prepare, run_backend
     from filterproof.fixtures import load_fixture
     from filterproof.servers.qdrant import QdrantService
 

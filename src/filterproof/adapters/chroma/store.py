@@ -69,11 +69,11 @@ from filterproof.adapters.chroma.where import (
 )
 from filterproof.adapters.ownership import claim
 from filterproof.adapters.paths import PathLock
+from filterproof.adapters.readers import ReadOnly
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.errors import BackendUnavailable, NoSecondClient, ReaderFailed
 from filterproof.policy import ActiveRevisions, PolicyFilter
-from filterproof.readers import ReadOnly
 from filterproof.servers.chroma import ChromaServer
 from filterproof.servers.chroma_container import ChromaService
 

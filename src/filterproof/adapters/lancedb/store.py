@@ -51,9 +51,9 @@ from filterproof.adapters.lancedb import where as lw
 from filterproof.adapters.lancedb.options import LanceDBOptions
 from filterproof.adapters.lancedb.owned import mark_of, marked, owned
 from filterproof.adapters.ownership import claim
+from filterproof.adapters.readers import OpensReaders, StoreReader
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.policy import ActiveRevisions, PolicyFilter
-from filterproof.readers import OpensReaders, StoreReader
 
 DEFAULT_TABLE = "filterproof"
 DELETE_BATCH = 1000

@@ -45,11 +45,11 @@ from filterproof.adapters.milvus.lite import LiteDirectory, is_lite, lite_url, r
 from filterproof.adapters.milvus.options import BOUNDED_STALENESS_S, TOKEN_ENV, URI_ENV, MilvusOptions
 from filterproof.adapters.milvus.owned import collection_mark, marked, owned
 from filterproof.adapters.ownership import Marker, claim
+from filterproof.adapters.readers import OpensReaders, StoreReader
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key
 from filterproof.errors import BackendUnavailable
 from filterproof.policy import ActiveRevisions, PolicyFilter
-from filterproof.readers import OpensReaders, StoreReader
 
 BATCH = 500
 """Rows per upsert call (a row may carry 64 KB of metadata; a gRPC message is bounded)."""

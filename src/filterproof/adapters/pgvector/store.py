@@ -49,11 +49,11 @@ from filterproof.adapters.pgvector import sql as pgsql
 from filterproof.adapters.pgvector.limits import refusal
 from filterproof.adapters.pgvector.options import ROWS_PER_LIST, PgvectorOptions
 from filterproof.adapters.pgvector.owned import CONNECT_TIMEOUT, DSN_ENV, mark, owned, table_mark
+from filterproof.adapters.readers import OpensReaders, StoreReader
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.errors import BackendUnavailable, UsageError
 from filterproof.policy import ActiveRevisions, PolicyFilter
-from filterproof.readers import OpensReaders, StoreReader
 
 MIN_PGVECTOR = (0, 8, 0)
 """Iterative index scans (``hnsw.iterative_scan``) arrived in pgvector 0.8.0."""

@@ -34,8 +34,8 @@ from filterproof.adapters.qdrant.language import MODELS
 from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServerOptions
 from filterproof.adapters.qdrant.owned import collection_mark, marked, owned
 from filterproof.adapters.qdrant.payload import ID, IndexKind
+from filterproof.adapters.readers import OpensReaders, ReadOnly
 from filterproof.errors import BackendUnavailable, NoSecondClient, ReaderFailed
-from filterproof.readers import OpensReaders, ReadOnly
 
 COLLECTION = "filterproof"
 RECALL_TOLERANCE = 0.01

@@ -31,10 +31,10 @@ from scipy import sparse
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
 from filterproof.adapters.options import RevisionOption
-from filterproof.columns import PolicyColumns
-from filterproof.embedding import unit_rows
+from filterproof.embedding.spaces import unit_rows
 from filterproof.errors import NoSecondClient
 from filterproof.policy import PolicyFilter
+from filterproof.policy.columns import PolicyColumns
 
 F = TypeVar("F", bound=Callable[..., Any])
 

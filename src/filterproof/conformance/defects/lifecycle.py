@@ -18,8 +18,8 @@ import numpy as np
 
 from filterproof.adapters.base import Record
 from filterproof.adapters.reference import ReferenceAdapter
-from filterproof.columns import PolicyColumns
 from filterproof.policy import ActiveRevisions, PolicyFilter, parse_date, structural_problem
+from filterproof.policy.columns import PolicyColumns
 
 
 def pair(meta: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -1,0 +1,1 @@
+"""The suite's checks: each a ``...Checks`` class mixed into ``AdapterConformanceTests``."""

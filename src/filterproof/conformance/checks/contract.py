@@ -1,0 +1,244 @@
+"""The adapter contract itself: result shapes, batches, reset, updates, bad vectors."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from filterproof.adapters.base import Adapter, Record, search_many, sync_active
+from filterproof.conformance.worlds import scenarios as sc
+from filterproof.policy import PolicyFilter
+
+BATCH = 64
+"""Queries in the interleaved batch: past the sizes at which stores switch to a batched plan (16, 32)."""
+
+
+def vec(*values: float) -> np.ndarray:
+    return np.array(values, dtype=np.float32)
+
+
+def found_ids(adapter: Adapter, where: PolicyFilter | None) -> list[str]:
+    """Ids the adapter returns for an all-ones probe under ``where``, best first."""
+    return [h.id for h in adapter.search(vec(1, 1, 1), 100, where)]
+
+
+def three(adapter: Adapter) -> PolicyFilter:
+    """a1, b1 eligible; c1 expired before AS_OF. Returns the principal's filter."""
+    docs = {"a1": sc.meta(logical_id="a"), "b1": sc.meta(logical_id="b"),
+            "c1": sc.meta(logical_id="c", valid_until="2026-06-01")}
+    adapter.reset(3)
+    active = sc.active_for(docs)
+    sync_active(adapter, active)
+    adapter.upsert([Record(i, v, docs[i]) for i, v in zip(docs, (vec(1, 0, 0), vec(0, 1, 0), vec(0, 0, 1)),
+                                                          strict=True)])
+    return PolicyFilter(sc.principal(), sc.AS_OF, active)
+
+
+class ContractChecks:
+    """What every adapter owes the harness, whatever its store.
+
+    Troubleshooting: return cosine *similarity* (Chroma gives ``1 - cos``), best
+    first; clamp ``k`` to the collection size instead of raising; treat ``k = 0`` as
+    a request for nothing; make ``reset`` drop everything.
+    """
+
+    def test_search_results_are_cosine_best_first_and_clamped(self, adapter: Adapter) -> None:
+        """k beyond the count is clamped, k = 0 returns nothing, scores are cosines in order.
+
+        If this fails: return cosine similarity (not a distance), best first; clamp k to
+        the collection's size instead of raising; answer k = 0 with an empty list.
+        """
+        three(adapter)
+        hits = adapter.search(vec(1, 0, 0), 100, None)
+        assert [h.id for h in hits][:1] == ["a1"] and len(hits) == 3
+        assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+        assert hits[1].score == pytest.approx(0.0, abs=1e-5), "a cosine similarity, not a distance"
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        assert adapter.search(vec(1, 0, 0), 0, None) == []
+
+    def test_batched_search_answers_like_single_searches(self, adapter: Adapter) -> None:
+        """``search_batch`` (when present) returns one list per query, in order, each honouring its filter.
+
+        If this fails: the batch reordered its answers, or applied one filter to all.
+        """
+        policy = three(adapter)
+        where = policy if adapter.capabilities.native_filter else None
+        queries = np.stack([vec(1, 0, 0), vec(0, 1, 0), vec(0.1, 1, 1)])
+        wheres = [where, None, where]
+        batch = search_many(adapter, queries, 1, wheres)
+        single = [adapter.search(q, 1, w) for q, w in zip(queries, wheres, strict=True)]
+        assert [[h.id for h in hits] for hits in batch] == [[h.id for h in hits] for hits in single]
+        if where is not None:
+            assert [[h.id for h in hits] for hits in batch] == [["a1"], ["b1"], ["b1"]]
+
+    def test_reset_empties_the_index(self, adapter: Adapter) -> None:
+        """After ``reset`` nothing from before is returned.
+
+        If this fails: ``reset`` must drop (or empty) the collection, not only forget its handle.
+        """
+        three(adapter)
+        adapter.reset(3)
+        assert adapter.search(vec(1, 0, 0), 5, None) == []
+
+    def test_reset_forgets_every_field_of_what_it_dropped(self, adapter: Adapter) -> None:
+        """Documents written after ``reset`` carry their own metadata only: a group from before is not theirs.
+
+        If this fails: the store kept part of the dropped documents' metadata and gave it to the new
+        ones (chromadb 1.5.9's ``delete_collection`` leaves list values behind, keyed by a row id the
+        next collection reuses: chroma-core/chroma#7594). Delete the records before dropping their
+        collection, or empty the collection instead of dropping it.
+        """
+        if not adapter.capabilities.native_filter:
+            pytest.skip(f"{adapter.name} filters nothing itself: no metadata of its own to carry over")
+        before = {f"old{n}": sc.meta(logical_id=f"old{n}", groups=["restricted"]) for n in range(3)}
+        after = {f"new{n}": sc.meta(logical_id=f"new{n}", groups=groups)  # no group, then none at all: malformed
+                 for n, groups in enumerate(([sc.GROUP], [], ...))}
+        for docs in (before, after):
+            adapter.reset(3)
+            active = sc.active_for(docs)
+            sync_active(adapter, active)
+            adapter.upsert([Record(i, vec(1, 0.1 * n, 0), docs[i]) for n, i in enumerate(docs)])
+        outsider = PolicyFilter(sc.principal(sc.TENANT, "restricted"), sc.AS_OF, active)
+        got = {h.id for h in adapter.search(vec(1, 0, 0), 10, outsider)}
+        assert not got, f"a principal of 'restricted' only, after reset: {sc.mismatch(got, set(), after)}"
+
+    def test_a_vector_of_the_wrong_length_is_refused(self, adapter: Adapter) -> None:
+        """Upserting a vector whose length is not the index's dimension raises ValueError.
+
+        If this fails: check the shape before writing; a store that pads, truncates or
+        raises its own error type hides the caller's mistake.
+        """
+        three(adapter)
+        with pytest.raises(ValueError):
+            adapter.upsert([Record("bad", vec(1, 0), sc.meta(logical_id="bad"))])
+
+    def test_updates_to_malformed_or_unknown_documents(self, mutable: Adapter) -> None:
+        """An update that makes metadata malformed removes the document from every filter at once;
+        an update of an unknown id is ignored (it creates nothing).
+
+        If this fails: the message names the documents and the metadata they were given.
+        A malformed document still admitted means the update was merged into the old
+        metadata or its derived filter fields were kept; an unknown id returned means
+        the update created a document.
+        """
+        where = three(mutable)
+        docs = {"a1": sc.meta(logical_id="a"), "b1": {**sc.meta(logical_id="b"), "groups": sc.GROUP},
+                "c1": sc.meta(logical_id="c", valid_until="2026-06-01")}
+        mutable.update_metadata("b1", docs["b1"])
+        got = set(found_ids(mutable, where))
+        assert got == {"a1"}, f"after groups became a string: {sc.mismatch(got, {'a1'}, docs)}"
+        docs["c1"] = sc.meta(logical_id="c")  # valid_until gone: open-ended now
+        mutable.update_metadata("c1", docs["c1"])
+        got = set(found_ids(mutable, where))
+        assert got == {"a1", "c1"}, f"after c1 became open-ended: {sc.mismatch(got, {'a1', 'c1'}, docs)}"
+        mutable.update_metadata("ghost", sc.meta(logical_id="ghost"))
+        got = set(found_ids(mutable, None))
+        assert got == {"a1", "b1", "c1"}, f"after updating the unknown id 'ghost', unfiltered: {sorted(got)}"
+
+    def test_upsert_of_an_existing_id_replaces_it(self, native: Adapter) -> None:
+        """Upserting an id again replaces its vector and metadata: the old metadata is no longer searchable,
+        the id comes back once, and the count is unchanged.
+
+        If this fails: the store appended a second row for the id (an insert, not an
+        upsert), or merged the new metadata into the old, or kept the old vector.
+        """
+        where = three(native)
+        moved = sc.meta(tenant="beta", logical_id="a")
+        native.upsert([Record("a1", vec(0, 3, 4), moved)])
+        docs = {"a1": moved, "b1": sc.meta(logical_id="b"), "c1": sc.meta(logical_id="c", valid_until="2026-06-01")}
+        # acme/a stays in the map: a1's old metadata would still be eligible if it were still searchable.
+        active = sc.active_for({**docs, "old": sc.meta(logical_id="a")})
+        sync_active(native, active)  # beta/a joined the map: a revision=flag store rewrites its flags
+        old = PolicyFilter(where.principal, where.as_of, active)
+        got = set(found_ids(native, old))
+        assert got == {"b1"}, f"tenant acme after a1 moved to beta: {sc.mismatch(got, {'b1'}, docs)}"
+        new = PolicyFilter(sc.principal("beta"), where.as_of, active)
+        got = set(found_ids(native, new))
+        assert got == {"a1"}, f"tenant beta after a1 moved to it: {sc.mismatch(got, {'a1'}, docs)}"
+        unfiltered = found_ids(native, None)
+        assert sorted(unfiltered) == ["a1", "b1", "c1"], f"unfiltered after the re-upsert: {unfiltered}"
+        [best] = native.search(vec(0, 3, 4), 1, None)
+        assert best.id == "a1" and best.score == pytest.approx(1.0, abs=1e-3), f"a1 keeps its old vector: {best}"
+
+    def test_an_id_twice_in_one_upsert_keeps_the_last(self, native: Adapter) -> None:
+        """An upsert whose records repeat an id stores the last of them, as if upserted one after the other: one
+        document, the last vector and metadata.
+
+        If this fails: the store deduplicated the batch keeping the first record (``np.unique``
+        with ``return_index``, ``INSERT OR IGNORE``, a dict built the other way), or stored both.
+        """
+        where = three(native)
+        first, last = sc.meta(logical_id="a", groups=["nobody"]), sc.meta(logical_id="a")
+        native.upsert([Record("a1", vec(0, 0, 1), first), Record("a1", vec(0, 3, 4), last)])
+        got = set(found_ids(native, where))
+        docs = {"a1": last, "b1": sc.meta(logical_id="b")}
+        assert got == {"a1", "b1"}, f"after upserting a1 twice in one call: {sc.mismatch(got, {'a1', 'b1'}, docs)}"
+        native.upsert([Record("b1", vec(0, 1, 0), sc.meta(logical_id="b")),
+                       Record("b1", vec(0, 1, 0), sc.meta(logical_id="b", groups=["nobody"]))])
+        got = set(found_ids(native, where))
+        assert got == {"a1"}, f"after upserting b1 twice, the last without access: {sc.mismatch(got, {'a1'}, docs)}"
+        unfiltered = found_ids(native, None)
+        assert sorted(unfiltered) == ["a1", "b1", "c1"], f"unfiltered after the repeated ids: {unfiltered}"
+        [best] = native.search(vec(0, 3, 4), 1, None)
+        assert best.id == "a1" and best.score == pytest.approx(1.0, abs=1e-3), f"a1 keeps the first vector: {best}"
+
+    def test_deleting_an_unknown_id_is_ignored(self, mutable: Adapter) -> None:
+        """``delete`` of ids the store does not hold raises nothing and removes nothing else.
+
+        If this fails: the store raised on an unknown id (the contract: ignore it), or a
+        delete with one unknown id dropped the whole batch or more than asked.
+        """
+        three(mutable)
+        mutable.delete(["ghost"])
+        assert sorted(found_ids(mutable, None)) == ["a1", "b1", "c1"], "after deleting the unknown id 'ghost'"
+        mutable.delete(["ghost", "b1", "phantom"])
+        remaining = sorted(found_ids(mutable, None))
+        assert remaining == ["a1", "c1"], f"after deleting ['ghost', 'b1', 'phantom']: {remaining}"
+
+    def test_scores_are_cosine_for_vectors_of_any_length(self, adapter: Adapter) -> None:
+        """Stored and query vectors that are not unit length are scored by cosine, and ranked by it.
+
+        If this fails: the store ranks by dot product (or by L2) on vectors it did not
+        normalise. Use the store's cosine space, or normalise vectors before storing them
+        and the query before asking.
+        """
+        adapter.reset(3)
+        long, short = vec(10, 0, 0), vec(0.5, 0.5, 0.05)
+        adapter.upsert([Record("long", long, sc.meta(logical_id="l")), Record("short", short, sc.meta(logical_id="s"))])
+        query = vec(2, 2, 0)
+        hits = adapter.search(query, 2, None)
+        cosine = {i: float(v @ query / np.linalg.norm(v) / np.linalg.norm(query)) for i, v in (("long", long),
+                                                                                                ("short", short))}
+        assert [h.id for h in hits] == ["short", "long"], f"ranked {hits}; cosines {cosine}"
+        for hit in hits:
+            assert hit.score == pytest.approx(cosine[hit.id], abs=1e-3), f"{hit.id}: score {hit.score}, cosine {cosine}"
+
+    def test_batched_queries_of_interleaved_principals(self, native: Adapter) -> None:
+        """A batch of 64 queries mixing principals and days (the day before, of and after documents start and
+        expire), in interleaved order, answers each under its own filter.
+
+        If this fails: the batch applied one query's filter (often the first) to all, grouped
+        queries by filter and returned the groups' answers in the wrong order, or shared a
+        filter between queries that differ in a field the grouping key left out (the day).
+        """
+        docs = {"acme-eng": sc.meta(logical_id="a"), "acme-fin": sc.meta(logical_id="b", groups=["finance"]),
+                "beta-eng": sc.meta(tenant="beta", logical_id="a"), "zeta-ops": sc.meta(tenant="zeta", groups=["ops"]),
+                "acme-ending": sc.meta(logical_id="e", valid_until=sc.AS_OF.isoformat()),
+                "acme-starting": sc.meta(logical_id="s", valid_from=(sc.AS_OF + timedelta(days=1)).isoformat())}
+        s = sc.Scenario.build(native, docs)
+        active = sc.active_for(docs)
+        principals = [sc.principal(), sc.principal("beta"), sc.principal("acme", "finance"),
+                      sc.principal("zeta", "ops")]
+        days = [sc.AS_OF - timedelta(days=1), sc.AS_OF, sc.AS_OF + timedelta(days=1)]
+        order = [0, 1, 0, 2, 3, 1, 2, 0]
+        wheres: list[PolicyFilter | None] = [PolicyFilter(principals[order[n % len(order)]], days[(n // 3) % 3], active)
+                                             for n in range(BATCH)]
+        wheres.insert(3, None)
+        answers = search_many(native, np.stack([s.query] * len(wheres)), len(docs) + 1, wheres)
+        for position, (where, hits) in enumerate(zip(wheres, answers, strict=True)):
+            got = {h.id for h in hits}
+            want = set(docs) if where is None else s.policy_ids(where)
+            label = "no filter" if where is None else sc.asked(where)
+            assert got == want, f"query {position} of the batch ({label}): {sc.mismatch(got, want, docs)}"

@@ -1,0 +1,1 @@
+"""The evaluation pipeline: prepare (truth), search (strategies, runner), judge and score, compare."""
