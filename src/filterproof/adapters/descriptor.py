@@ -73,6 +73,10 @@ class Store:
     sets one (None: the suite's default, 5,000). Lower only for a store whose filtered search is exhaustive and
     a Python loop over every row and condition (no page, window or pool for the larger corpus to find), and say
     why in its descriptor."""
+    scale_unless: tuple[str, ...] = ()
+    """What points the store at a server, where ``scale`` does not apply (a server's index has windows to find):
+    an environment variable (``MILVUS_URI``) that is set, or ``option=prefix``, a spec option that starts so
+    (``uri=http``, ``server=docker``)."""
 
 
 DESCRIPTOR = "descriptor"

@@ -73,20 +73,32 @@ def scale_size(config: pytest.Config, store: str | None = None) -> int:
 
 
 def backend_name(config: pytest.Config) -> str | None:
-    """The store ``--backend`` names (None: no ``--backend``, or ``--adapter``)."""
+    """The spec ``--backend`` names, with the ``--backend-option`` pairs (None: no ``--backend``, or
+    ``--adapter``)."""
     spec = _option(config, "filterproof_backend")
     if not spec or _option(config, "filterproof_adapter"):
         return None
-    return str(spec).partition(":")[0].strip()
+    extra = ",".join(f"{key}={value}" for key, value in options(config).items())
+    return f"{spec}{':' if ':' not in spec else ','}{extra}" if extra else str(spec)
 
 
-def store_scale(name: str | None) -> int | None:
-    """The scale budget a built-in store's descriptor sets (None: unknown store, or the default)."""
-    if not name:
+def store_scale(spec: str | None) -> int | None:
+    """The scale budget a built-in store's descriptor sets for ``spec`` (``NAME[:key=value,...]``); None: an
+    unknown store, the default, or a spec or environment that points the store at a server (``scale_unless``)."""
+    if not spec:
         return None
     from filterproof.adapters.descriptor import stores
 
-    return next((store.scale for store in stores() if store.name == name), None)
+    name, _, rest = spec.partition(":")
+    given = dict(pair.split("=", 1) for pair in rest.split(",") if "=" in pair)
+    store = next((store for store in stores() if store.name == name.strip()), None)
+    if store is None or store.scale is None:
+        return None
+    for condition in store.scale_unless:
+        option, _, prefix = condition.partition("=")
+        if (given.get(option, "").startswith(prefix)) if prefix else os.environ.get(condition):
+            return None
+    return store.scale
 
 
 def options(config: pytest.Config) -> dict[str, str]:
