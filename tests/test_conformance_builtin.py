@@ -193,6 +193,18 @@ class TestMilvus(LiteEvaluatorScale, EngineConformanceTests):
     STORE = "milvus"
 
 
+class TestMilvusPartitionKey(Budgets, AdapterConformanceTests):
+    """Milvus's partition-key multi-tenancy (tenant is the partition key, 16 partitions), under revision=flag, at
+    the second encoding's budgets: it changes where rows live, not how the expression is evaluated, and TestMilvus
+    runs both encodings at the full ones."""
+
+    EXAMPLES, SCALE = SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from fresh("milvus", tenant_mode="partition_key", revision="flag")
+
+
 @pytest.mark.docker
 class TestMilvusServer(AdapterConformanceTests):
     """A Milvus server (MILVUS_URI, or `docker compose up -d milvus`), at Bounded consistency: its 5 s bound."""

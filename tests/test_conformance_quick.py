@@ -21,7 +21,6 @@ import pytest
 import test_conformance_builtin as full
 from conformance_matrix import covered
 from filterproof.adapters import Adapter
-from filterproof.conformance import AdapterConformanceTests
 
 QUICK_EXAMPLES = 8
 """Generated examples and sequences (60 by default): the sequences draw more until the run is strong, and the
@@ -72,17 +71,6 @@ class TestQdrantServer(Quick, full.TestQdrantServer):
     """Needs QDRANT_URL (a Docker engine: docker compose up -d qdrant); skipped with the reason otherwise."""
 
     adapter = full.TestQdrantServer.adapter
-
-
-class TestMilvusPartitionKey(Quick, AdapterConformanceTests):
-    """Milvus's partition-key multi-tenancy (tenant is the partition key, 16 partitions), under revision=flag: in
-    the quick tier only. It changes where rows live, not how the expression is evaluated, and the full matrix's
-    TestMilvus already runs both encodings at the command line's budgets (its full-budget scale tier alone took
-    10 minutes under revision=query)."""
-
-    @pytest.fixture()
-    def adapter(self) -> Iterator[Adapter]:
-        yield from full.fresh("milvus", tenant_mode="partition_key", revision="flag")
 
 
 def quick_tier(namespace: dict[str, Any]) -> None:

@@ -122,6 +122,7 @@ def _nin_finding(target: ChromaTarget) -> Finding:
                    docs=docs, expr=expr, relation=partition(expr, docs, target), answers={})
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 def test_the_nin_reproducer_runs_with_chromadb_alone(tmp_path: Path) -> None:
     target = ChromaTarget()
     path = write(_nin_finding(target), [target], tmp_path, 1)

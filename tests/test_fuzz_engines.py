@@ -74,6 +74,7 @@ what the server finds has not been recorded (none ran where these were written),
 until it is (``KNOWN``: the Qdrant ones name qdrant-edge alone)."""
 
 
+@pytest.mark.slow  # a seeded fuzz run through a framework or across engines: the slow set
 @pytest.mark.parametrize("names", RUNS, ids=["+".join(r) for r in RUNS])
 def test_every_finding_on_the_installed_releases_is_a_known_one(names: list[str], tmp_path: Path) -> None:
     """A new finding fails here: read its reproducer, then fix the renderer or record it in ``KNOWN``."""

@@ -129,6 +129,7 @@ def test_before_optimize_rows_no_index_covers_after_it_none() -> None:
         target.close()
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 def test_a_reproducer_runs_alone(tmp_path: Path) -> None:
     """No engine finding to reproduce: one relation that holds (exit 0) and one deliberately broken (exit 1),
     through every via, on the plain and the indexed table, with the corner values the store must hold."""

@@ -109,6 +109,7 @@ KNOWN = [
 ]
 
 
+@pytest.mark.slow  # about 30 s: a seeded run through the framework (the slow set)
 def test_a_seeded_run_finds_only_recorded_findings(target: LangChainPgvector) -> None:
     outcome = fuzz([target], seed=4, budget_s=90, max_cases=600, shrink_s=1)
     assert outcome.cases == 600
@@ -137,6 +138,7 @@ def reproduced(request: pytest.FixtureRequest) -> dict[str, Result]:
                        env={"PGVECTOR_URL": sqlalchemy_url(shared_server().dsn, "psycopg")})
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 @pytest.mark.parametrize("name", ["fuzz_langchain_pgvector_in_text.py", "fuzz_langchain_pgvector_in_null.py"])
 def test_the_reproducer_runs_alone(name: str, reproduced: dict[str, Result]) -> None:
     done = reproduced[name]

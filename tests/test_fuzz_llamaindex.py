@@ -79,6 +79,7 @@ KNOWN = [
 ]
 
 
+@pytest.mark.slow  # a seeded fuzz run through a framework or across engines: the slow set
 def test_a_seeded_run_finds_only_recorded_findings(target: LlamaIndexQdrant) -> None:
     outcome = fuzz([target], seed=4, budget_s=60, max_cases=1500, shrink_s=1)
     assert outcome.cases == 1500
@@ -94,6 +95,7 @@ def test_a_known_finding_still_holds_on_the_installed_release(path: Path) -> Non
     still_fails(path)
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 def test_the_reproducer_runs_alone() -> None:
     done = run_scripts({"float": ROOT / "bench/repro/fuzz_llamaindex_qdrant_float.py"})["float"]
     assert done.returncode == 1 and "validation errors for MatchExcept" in done.stderr, done.output

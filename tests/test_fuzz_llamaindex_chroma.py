@@ -70,6 +70,7 @@ def test_the_translation_keeps_the_meaning_and_a_null_is_stored_as_empty_text(ta
             assert target.ask(target.render(expr), via) == expected, f"{filterlang.show(expr)} via {via}"
 
 
+@pytest.mark.slow  # a seeded fuzz run through a framework or across engines: the slow set
 def test_a_seeded_run_finds_only_recorded_findings(target: LlamaIndexChroma) -> None:
     """Measured: llama-index-vector-stores-chroma 0.6.0 over chromadb 1.5.9 gave no finding in 10,000 cases
     (seeds 1 to 5, 2,000 each), asking every operator, and again asking only the eight it maps (``Allows.ops``:
@@ -90,6 +91,7 @@ def test_the_engines_int_float_bound_reaches_llamaindex(target: LlamaIndexChroma
     assert target.ask(target.render(Cond("lt", "x", 0.5))) == {"d0"}
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 def test_a_reproducer_runs_alone(target: LlamaIndexChroma, tmp_path: Path) -> None:
     """No finding to reproduce: one relation that holds (exit 0) and one deliberately broken (exit 1), through
     every via, with a null, a NUL and a value of another kind in the world."""
@@ -122,6 +124,7 @@ class WritesLteAsLt(LlamaIndexChroma):
         return super().render(expr, spelling).replace("FilterOperator.LTE", "FilterOperator.LT")
 
 
+@pytest.mark.slow  # a seeded fuzz run through a framework or across engines: the slow set
 def test_a_seeded_translation_bug_is_found() -> None:
     """The oracles reach this target's translation: the reference oracle names the seeded bug, shrunk."""
     defective = WritesLteAsLt()

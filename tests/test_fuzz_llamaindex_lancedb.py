@@ -103,6 +103,7 @@ WITH_WORLDS = KNOWN[:3]
 its test below is written by hand)."""
 
 
+@pytest.mark.slow  # a seeded fuzz run through a framework or across engines: the slow set
 def test_seeded_runs_find_only_recorded_findings(target: LlamaIndexLanceDB) -> None:
     """Measured, the generator asking only the operators the integration maps (``Allows.ops``): seeds 1 to 8 at 800
     cases (1,160-1,290 relations judged, 11-15 s each; seed 1's first 200 judge 300, against 116 asking every
@@ -149,6 +150,7 @@ def reproduced(request: pytest.FixtureRequest) -> dict[str, Result]:
     return run_scripts({name: ROOT / REPRO.format(name) for name in names})
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 @pytest.mark.parametrize("name", ["unknown_key", "pasted_text", "ne_as_like", "empty_raises", "null_column"])
 def test_the_reproducer_runs_alone(name: str, reproduced: dict[str, Result]) -> None:
     done = reproduced[name]

@@ -104,6 +104,7 @@ KNOWN = [
 ]
 
 
+@pytest.mark.slow  # about 10 s: a seeded run through the framework (the slow set)
 def test_a_seeded_run_finds_only_recorded_findings(target: LlamaIndexMilvus) -> None:
     """Measured: seed 3 at 1,000 cases meets all four (9 s); seeds 1 to 6 the same classes and no other."""
     assert recorded_only(target, 3, 1000, KNOWN) == {k.name for k in KNOWN}
@@ -122,6 +123,7 @@ def reproduced(request: pytest.FixtureRequest) -> dict[str, Result]:
     return run_scripts({name: ROOT / REPRO.format(name) for name in names})
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 @pytest.mark.parametrize("name", ["text_escapes", "negative_literal", "is_empty_scalar", "missing_not_in"])
 def test_the_reproducer_runs_alone(name: str, reproduced: dict[str, Result]) -> None:
     done = reproduced[name]

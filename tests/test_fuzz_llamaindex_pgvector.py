@@ -133,6 +133,7 @@ KNOWN = [
 ]
 
 
+@pytest.mark.slow  # about 16 s: a seeded run through the framework (the slow set)
 def test_a_seeded_run_finds_only_recorded_findings(target: LlamaIndexPgvector) -> None:
     """Measured: seed 3 at 1,500 cases meets all five (8 s); seeds 1 and 2 the same classes and no other."""
     assert recorded_only(target, 3, 1500, KNOWN) == {k.name for k in KNOWN}
@@ -162,6 +163,7 @@ def reproduced(request: pytest.FixtureRequest) -> dict[str, Result]:
                        env={"PGVECTOR_URL": sqlalchemy_url(shared_server().dsn, "psycopg2")})
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 @pytest.mark.parametrize("name", ["pasted_text", "float_cast", "contains_number", "is_empty_list", "past_2_53"])
 def test_the_reproducer_runs_alone(name: str, reproduced: dict[str, Result]) -> None:
     done = reproduced[name]

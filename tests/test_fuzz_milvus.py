@@ -154,6 +154,7 @@ KNOWN = [
 ]
 
 
+@pytest.mark.slow  # about 11 s on Milvus Lite: the slow set (its known findings replay in the quick set)
 def test_a_seeded_run_judges_every_oracle_and_finds_only_recorded_defects(target: MilvusTarget) -> None:
     outcome = fuzz([target], seed=5, budget_s=60, max_cases=120, shrink_s=0.5)
     assert {key.split(" ", 1)[1] for key in outcome.checked} == ORACLES, outcome.checked
@@ -195,6 +196,7 @@ def test_every_known_finding_names_a_reproducer_that_exists() -> None:
         assert (REPRO.parent.parent / named).is_file(), named
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 def test_a_finding_reproduces_standalone(target: MilvusTarget, tmp_path: Path) -> None:
     """``n != 1`` and ``n not in [1]`` (IN as membership) on a null ``n``: Lite's pyarrow ``not in`` selects it."""
     docs = {"d0": dict(NULL_ROW), "d1": {**NULL_ROW, "n": 1}}

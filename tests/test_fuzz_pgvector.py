@@ -210,6 +210,7 @@ def _dsn() -> str:
     return shared_server().dsn
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 def test_a_reproducer_runs_alone(pair: tuple[PgvectorTyped, PgvectorJsonb], tmp_path: Path) -> None:
     """No engine finding to reproduce: the differential of both targets, which holds (exit 0), and a deliberately
     broken relation (exit 1), through every via, on the plain and the indexed table, with corner values."""

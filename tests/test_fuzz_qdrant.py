@@ -81,6 +81,7 @@ def test_the_optimized_shard_holds_the_world_in_a_built_segment() -> None:
         target.close()
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 def test_an_optimize_reproducer_runs_alone(tmp_path: Path) -> None:
     """No engine finding to reproduce: the optimize relation, which holds (exit 0), and a deliberately broken one
     (exit 1), written as scripts that build the three shards with qdrant-edge alone."""

@@ -145,6 +145,7 @@ class _LteAsLt(SelfQueryChroma):
         return Broken()
 
 
+@pytest.mark.slow  # 20-35 s: a fuzz run through a seeded translator, then its shrink (the slow set)
 def test_a_seeded_translator_defect_is_found_and_shrunk() -> None:
     target = _LteAsLt()
     try:
@@ -256,6 +257,7 @@ MET = [*KNOWN, CHROMA_INT_FLOAT_BOUND]
 """What the seeded runs may meet: these, and Chroma's engine through ChromaTranslator (seed 4 before ``SAYABLE``)."""
 
 
+@pytest.mark.slow  # 10-17 s a store: seeded runs through each framework store (the slow set)
 @pytest.mark.parametrize("name", ["qdrant", "chroma", "milvus", "pgvector"])
 def test_seeded_runs_find_only_recorded_findings(name: str, request: pytest.FixtureRequest) -> None:
     """Measured, the generator asking only what the translators say (``SAYABLE``): seeds 1 to 3 at 600 cases meet

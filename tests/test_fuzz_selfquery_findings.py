@@ -68,6 +68,7 @@ def reproduced(request: pytest.FixtureRequest) -> dict[str, Result]:
     return run_scripts(scripts, env=env, alone={"text_as_date"})
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 @pytest.mark.parametrize("name", ["escapes_kept", "quotes_stripped", "text_as_date", "date_unconverted",
                                   "qdrant_float_match", "milvus_pasted_text", "pgvector_contain",
                                   "builtin_translator"])
@@ -81,6 +82,7 @@ def test_the_reproducer_runs_alone(name: str, reproduced: dict[str, Result]) -> 
     assert "filterproof" not in (ROOT / REPRO.format(name)).read_text().split('"""', 2)[2]
 
 
+@pytest.mark.slow  # a standalone reproducer in a child interpreter (its in-process replay stays quick)
 def test_the_engine_reproducer_runs_alone(reproduced: dict[str, Result]) -> None:
     """Milvus Lite's evaluator switch met through MilvusTranslator, with pymilvus alone: ``A or B`` loses a row of
     ``B`` once a key's values (or a literal) are of two types."""

@@ -121,6 +121,7 @@ def test_milvus_expressions_of_the_matrix_escape_every_string() -> None:
     assert milvus_expr(Cond("contains_any", "tags", ("x",))) == 'ARRAY_CONTAINS_ANY(tags, ["x"])'
 
 
+@pytest.mark.slow  # 5-10 s a path: the frameworks' other search paths, with the bridges' full matrix (slow set)
 @pytest.mark.parametrize("path", ["score_threshold", "mmr", "retriever"])
 @pytest.mark.parametrize("name", ["langchain-milvus", "llamaindex-milvus"])
 def test_every_search_path_gives_the_reference_verdicts_on_the_freshness_lab(name: str, path: str) -> None:
