@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -69,34 +69,33 @@ def scale_size(config: pytest.Config, store: str | None = None) -> int:
         return int(option)
     if os.environ.get(SCALE_ENV):
         return int(os.environ[SCALE_ENV])
-    return store_scale(store or backend_name(config)) or DEFAULT_SCALE
+    return store_scale(store or backend_spec(config), options(config)) or DEFAULT_SCALE
 
 
-def backend_name(config: pytest.Config) -> str | None:
-    """The spec ``--backend`` names, with the ``--backend-option`` pairs (None: no ``--backend``, or
-    ``--adapter``)."""
+def backend_spec(config: pytest.Config) -> str | None:
+    """``--backend`` as given (None: no ``--backend``, or ``--adapter``); its options come with ``--backend-option``
+    (``options``)."""
     spec = _option(config, "filterproof_backend")
-    if not spec or _option(config, "filterproof_adapter"):
-        return None
-    extra = ",".join(f"{key}={value}" for key, value in options(config).items())
-    return f"{spec}{':' if ':' not in spec else ','}{extra}" if extra else str(spec)
+    return None if not spec or _option(config, "filterproof_adapter") else str(spec)
 
 
-def store_scale(spec: str | None) -> int | None:
-    """The scale budget a built-in store's descriptor sets for ``spec`` (``NAME[:key=value,...]``); None: an
-    unknown store, the default, or a spec or environment that points the store at a server (``scale_unless``)."""
+def store_scale(spec: str | None, given: Mapping[str, str] | None = None) -> int | None:
+    """The scale budget a built-in store's descriptor sets for ``spec`` (``NAME[:key=value,...]``, with ``given``
+    options besides); None: an unknown store, the default, or a spec or environment that points the store at a
+    server (``scale_unless``)."""
     if not spec:
         return None
     from filterproof.adapters.descriptor import stores
+    from filterproof.adapters.spec import BackendSpec
 
-    name, _, rest = spec.partition(":")
-    given = dict(pair.split("=", 1) for pair in rest.split(",") if "=" in pair)
-    store = next((store for store in stores() if store.name == name.strip()), None)
+    parsed = BackendSpec.of(spec, given)
+    chosen = dict(parsed.options)
+    store = next((store for store in stores() if store.name == parsed.name), None)
     if store is None or store.scale is None:
         return None
     for condition in store.scale_unless:
         option, _, prefix = condition.partition("=")
-        if (given.get(option, "").startswith(prefix)) if prefix else os.environ.get(condition):
+        if str(chosen.get(option, "")).startswith(prefix) if prefix else os.environ.get(condition):
             return None
     return store.scale
 
