@@ -5,19 +5,17 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from filterproof.evaluation.truth import Prepared, prepare
 from filterproof.fixtures import Fixture, load_fixture
+from support.paths import FIXTURES
 
 if TYPE_CHECKING:
     from filterproof.servers.containers import Server
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
 SHIPPED = ["freshness-lab.json", "authorized-recall", "adversarial.json"]
 
 

@@ -18,7 +18,7 @@ from filterproof.adapters import registry
 from filterproof.adapters.descriptor import embedded
 from filterproof.cli import app
 from filterproof.fixtures import shipped
-from one_line import one_line_error
+from support.one_line import one_line_error
 
 EMBEDDED = [*embedded(), "pgvector"]
 """compare's default backends (adapters.descriptor), and pgvector on its throwaway server."""

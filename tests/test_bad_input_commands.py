@@ -17,7 +17,7 @@ from typer.testing import CliRunner, Result
 
 from filterproof.cli import app
 from filterproof.fixtures import shipped
-from one_line import one_line_error
+from support.one_line import one_line_error
 
 runner = CliRunner()
 LAB = str(shipped("freshness-lab.json"))

@@ -16,12 +16,12 @@ from typing import ClassVar
 
 import pytest
 
-from conformance_matrix import described
 from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.conformance import AdapterConformanceTests
 from filterproof.conformance.checks.twin_checks import report
 from filterproof.conformance.worlds.twin_worlds import identity_worlds
-from milvus_bridge_checks import LlamaIndexMilvusRendering
+from support.conformance_matrix import described
+from support.milvus_bridge_checks import LlamaIndexMilvusRendering
 
 REVISIONS = ["query", "flag"]
 IDENTITY_FIELDS = ["tenant", "logical_id", "group", "status"]

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 import test_conformance_builtin as full
-from conformance_matrix import covered
 from filterproof.adapters import Adapter
+from support.conformance_matrix import covered
 
 QUICK_EXAMPLES = 8
 """Generated examples and sequences (60 by default): the sequences draw more until the run is strong, and the

@@ -36,7 +36,7 @@ from sybil import Document, Example, Sybil
 from sybil.evaluators.skip import Skipper
 from sybil.parsers.markdown import CodeBlockParser, SkipParser
 
-from docs_worker import serve
+from support.docs_worker import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]

@@ -20,7 +20,7 @@ from filterproof.adapters.readers.load import Observations
 from filterproof.cli import app
 from filterproof.freshness.analysis import Timed, judge, summary
 from filterproof.freshness.world import Change, build
-from test_stops import default_sigint, descendants, wait_for
+from support.processes import default_sigint, descendants, wait_for
 
 FP = [sys.executable, "-m", "filterproof.cli"]
 SMALL = ["--documents", "80", "--principals", "4", "--changes", "8", "--rate", "20", "--settle", "0.5",

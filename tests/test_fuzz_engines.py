@@ -18,7 +18,7 @@ import pytest
 from filterproof.fuzz.oracles import conditions
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.targets import FAMILIES, open_target
-from fuzz_known import CHROMA_INT_FLOAT_BOUND, Known, known_cases, still_fails, unexplained
+from support.fuzz_known import CHROMA_INT_FLOAT_BOUND, Known, known_cases, still_fails, unexplained
 
 CASES = {"qdrant": 400, "chroma": 300}
 """Filters per run, by family: each run takes a few seconds (the whole file well under two minutes)."""

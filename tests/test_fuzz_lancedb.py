@@ -18,7 +18,7 @@ from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.targets.lancedb import LanceDBTarget
 from filterproof.fuzz.targets.lancedb_sql import sql
-from reproducers import run_scripts
+from support.reproducers import run_scripts
 
 KNOWN: set[str] = set()
 """Signatures of findings on the current release that are recorded engine behaviour (none so far)."""

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from fuzz_known import Known, explained, known_cases, still_fails, unexplained
-from reproducers import Result, run_scripts, selected
+from support.fuzz_known import Known, explained, known_cases, still_fails, unexplained
+from support.reproducers import Result, run_scripts, selected
 
 pytest.importorskip("langchain_postgres")
 pytest.importorskip("pgserver")

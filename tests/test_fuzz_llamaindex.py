@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from fuzz_known import LI_FILTER, Known, known_cases, li_filters, still_fails, unexplained
-from reproducers import run_scripts
+from support.fuzz_known import LI_FILTER, Known, known_cases, li_filters, still_fails, unexplained
+from support.reproducers import run_scripts
 
 pytest.importorskip("llama_index.vector_stores.qdrant")
 

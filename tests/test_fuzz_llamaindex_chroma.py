@@ -20,7 +20,7 @@ from filterproof.fuzz.oracles import ORACLES, Ask, Relation, partition
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.targets.llamaindex_chroma import LlamaIndexChroma, chroma_metadata_filters
-from fuzz_known import CHROMA_INT_FLOAT_BOUND, LI_FILTER, li_filters, unexplained
+from support.fuzz_known import CHROMA_INT_FLOAT_BOUND, LI_FILTER, li_filters, unexplained
 
 
 @pytest.fixture(scope="module")

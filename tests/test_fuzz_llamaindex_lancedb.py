@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fuzz_known import LI_FILTER, Known, known_cases, li_filters, recorded_only, still_fails
-from reproducers import Result, run_scripts, selected
+from support.fuzz_known import LI_FILTER, Known, known_cases, li_filters, recorded_only, still_fails
+from support.reproducers import Result, run_scripts, selected
 
 pytest.importorskip("llama_index.vector_stores.lancedb")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzz_known import Known, explained, known_cases, still_fails, unexplained
+from support.fuzz_known import Known, explained, known_cases, still_fails, unexplained
 
 pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")

@@ -21,7 +21,7 @@ from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding, fuzz
 from filterproof.fuzz.targets.pgvector import PgvectorJsonb, PgvectorTyped
 from filterproof.fuzz.targets.pgvector_sql import render_typed
-from reproducers import run_scripts
+from support.reproducers import run_scripts
 
 KNOWN: set[str] = set()
 """Signatures of findings on the current release that are recorded engine behaviour (none so far)."""

@@ -16,7 +16,7 @@ from filterproof.fuzz.oracles import Ask, Relation, optimize
 from filterproof.fuzz.repro import write
 from filterproof.fuzz.run import Finding
 from filterproof.fuzz.targets.qdrant import QdrantEdge, QdrantLocal
-from reproducers import run_scripts
+from support.reproducers import run_scripts
 
 
 def test_the_plain_spelling_in_both_families() -> None:

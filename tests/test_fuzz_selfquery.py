@@ -27,7 +27,7 @@ from filterproof.fuzz.targets.selfquery_stores import (
     SelfQueryPgvector,
     SelfQueryQdrant,
 )
-from fuzz_known import CHROMA_INT_FLOAT_BOUND, Known, recorded_only
+from support.fuzz_known import CHROMA_INT_FLOAT_BOUND, Known, recorded_only
 
 QDRANT = (frozenset({"eq", "lt", "lte", "gt", "gte", "like"}), frozenset({"and", "or", "not"}))
 CHROMA = (frozenset({"eq", "ne", "gt", "gte", "lt", "lte"}), frozenset({"and", "or"}))

@@ -13,8 +13,8 @@ pytest.importorskip("langchain_classic.retrievers.self_query.base")
 pytest.importorskip("lark")
 
 from filterproof.fuzz.targets.selfquery_stores import SelfQueryQdrant
-from fuzz_known import known_cases, still_fails
-from reproducers import Result, run_scripts, selected
+from support.fuzz_known import known_cases, still_fails
+from support.reproducers import Result, run_scripts, selected
 from test_fuzz_selfquery import KNOWN, REPRO
 
 ROOT = Path(__file__).resolve().parents[1]

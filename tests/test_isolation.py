@@ -1,7 +1,7 @@
 """A backend that dies natively costs only its own results (``filterproof.evaluation.isolation``).
 
 Each test runs the real command line in a subprocess with a seeded defect
-(``crashing_store``: the reference store, made to segfault or abort at a chosen call),
+(``support.crashing_store``: the reference store, made to segfault or abort at a chosen call),
 between two healthy backends, and checks what a user of ``compare`` gets: the other
 backends' results, written; the dead one named with its signal and phase; exit 1; and
 nothing it started left on the machine.
@@ -19,11 +19,10 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES
+from support.paths import FIXTURES, TESTS
 
-TESTS = Path(__file__).parent
-LAUNCH = ("import sys; sys.path.insert(0, sys.argv.pop(1)); import crashing_store; crashing_store.register(); "
-          "from filterproof.cli import app; sys.argv[0] = 'filterproof'; app()")
+LAUNCH = ("import sys; sys.path.insert(0, sys.argv.pop(1)); import support.crashing_store as crashing; "
+          "crashing.register(); from filterproof.cli import app; sys.argv[0] = 'filterproof'; app()")
 
 
 def compare(tmp_path: Path, *backends: str, env: dict[str, str] | None = None,

@@ -24,11 +24,12 @@ from filterproof.evaluation.strategies import TIE_DIGITS
 from filterproof.evaluation.truth import prepare
 from filterproof.fixtures import Fixture, load_fixture, shipped
 from filterproof.policy import eligible_ids
+from support.paths import DATA
 
 EMBEDDED = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb", "milvus"]
 EVERY = [arg for backend in EMBEDDED for arg in ("-b", backend)]
 DIM = 12
-GOLDEN = Path(__file__).resolve().parent / "data" / "freshness-lab-compare.json"
+GOLDEN = DATA / "freshness-lab-compare.json"
 runner = CliRunner()
 
 EMBED_MODULE = '''

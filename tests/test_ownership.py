@@ -27,7 +27,7 @@ import pytest
 from typer.testing import CliRunner
 
 from filterproof.cli import app
-from one_line import one_line_error
+from support.one_line import one_line_error
 
 REPO = Path(__file__).resolve().parent.parent
 LAB = str(REPO / "fixtures" / "freshness-lab.json")

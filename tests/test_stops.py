@@ -16,12 +16,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from filterproof.servers.guardian import started
+from support.processes import default_sigint, descendants, processes, wait_for
 
 FP = [sys.executable, "-m", "filterproof.cli"]
 
@@ -32,46 +32,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("corpus") / "corpus.json"
     subprocess.run([*FP, "generate", "-n", "5000", "--seed", "3", str(out)], check=True, capture_output=True)
     return out
-
-
-def processes() -> Iterator[tuple[int, int, str]]:
-    """(pid, parent pid, comm) of every process."""
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_bytes()
-            except OSError:
-                continue
-            head, tail = stat.rsplit(b")", 1)
-            yield int(entry), int(tail.split()[1]), head.split(b"(", 1)[1].decode(errors="replace")
-
-
-def descendants(root: int) -> dict[int, str]:
-    """Every process below ``root``, by pid: its command line."""
-    table = list(processes())
-    found, frontier = {}, {root}
-    while frontier:
-        frontier = {pid for pid, ppid, _ in table if ppid in frontier and pid not in found}
-        for pid in frontier:
-            try:
-                found[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                found[pid] = ""
-    return found
-
-
-def default_sigint() -> None:
-    """A run started from a background job inherits SIGINT ignored (and Python keeps it so): restore the default
-    in the child, so that a Ctrl-C test tests a Ctrl-C however the tests were started."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def wait_for(what: str, check: object, timeout: float = 240.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def in_phase(run: subprocess.Popen[str], phase: str) -> bool:

@@ -71,5 +71,5 @@ class CrashingAdapter(ReferenceAdapter):
 def register() -> None:
     from filterproof.adapters import registry
 
-    registry.BUILTIN["crashing"] = registry.Builtin("crashing_store:CrashingAdapter", None, None,
+    registry.BUILTIN["crashing"] = registry.Builtin("support.crashing_store:CrashingAdapter", None, None,
                                                     "the reference, made to crash natively (a test's seeded defect)")

@@ -17,8 +17,9 @@ from filterproof.fuzz.report import load_finding
 from filterproof.fuzz.run import fuzz
 from filterproof.fuzz.shrink import attempt
 from filterproof.fuzz.target import Target
+from support import paths
 
-DATA = Path(__file__).resolve().parent / "data" / "fuzz"
+DATA = paths.DATA / "fuzz"
 
 
 @dataclass(frozen=True)
