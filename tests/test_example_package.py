@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 # share one hypothesis module with the plugin that pytest already loaded.
 import filterproof.conformance.suite  # noqa: F401
 from filterproof.cli import app
-from test_conformance_suite import SUITE_TESTS
+from support.suite import suite_tests
 
 pytest_plugins = ["pytester"]
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -31,9 +31,11 @@ def _installed() -> None:
 
 @pytest.mark.slow  # about 12 s: the whole suite through the entry point (tests/test_conformance_suite.py runs --pyargs)
 def test_the_suite_passes_through_the_entry_point(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("-p", "no:cacheprovider", "--pyargs", "filterproof.conformance",
-                                "--backend", "sqlite-example", "--conformance-examples", "60")
-    result.assert_outcomes(passed=SUITE_TESTS + 1)  # and its reader in another process, which the reference has not
+    suite = ("-p", "no:cacheprovider", "--pyargs", "filterproof.conformance", "--backend", "sqlite-example",
+             "--conformance-examples", "60")
+    result = pytester.runpytest(*suite)
+    # Every test passes, its reader in another process too (which the reference has not).
+    result.assert_outcomes(passed=suite_tests(pytester, *suite))
 
 
 def test_the_backend_name_works_in_the_cli() -> None:
