@@ -17,6 +17,7 @@ from typing import ClassVar
 import pytest
 
 from filterproof.adapters import Adapter, BackendUnavailable, open_backend
+from filterproof.adapters.descriptor import stores
 from filterproof.conformance import AdapterConformanceTests
 from filterproof.conformance.checks.twin_checks import report
 from filterproof.conformance.worlds.twin_worlds import identity_worlds
@@ -25,7 +26,6 @@ from support.milvus_bridge_checks import LlamaIndexMilvusRendering
 
 REVISIONS = ["query", "flag"]
 IDENTITY_FIELDS = ["tenant", "logical_id", "group", "status"]
-LOCAL_MODE_SCALE = 2_000
 pytestmark = pytest.mark.slow  # about 15-20 minutes on 2 cores; the quick tier is test_conformance_quick.py
 
 
@@ -111,14 +111,23 @@ class TestQdrantEdge(EngineConformanceTests):
     STORE = "qdrant-edge"
 
 
+def descriptor_scale(name: str) -> int:
+    """The scale tier a built-in store's descriptor sets (``Store.scale``, which a user's ``--backend NAME`` runs)."""
+    scale = next(store.scale for store in stores() if store.name == name)
+    assert scale is not None, f"{name}'s descriptor sets no scale"
+    return scale
+
+
 class PythonEvaluatorScale:
     """A store whose filtered search is an exhaustive Python loop over every row and condition, with no page or
-    pool to find: the tier runs on ``LOCAL_MODE_SCALE`` documents (every level keeps its share of the corpus).
-    qdrant-client's local mode checks ``MatchAny`` by a list scan per point; its descriptor sets the same budget
-    for a user's ``--backend qdrant-local``."""
+    pool to find: the tier runs on the documents that ``EVALUATOR``'s descriptor sets (every level keeps its share
+    of the corpus), here under any store, encoding or command line. qdrant-client's local mode checks ``MatchAny``
+    by a list scan per point; its descriptor sets that budget for a user's ``--backend qdrant-local``."""
+
+    EVALUATOR = "qdrant-local"
 
     def scale_documents(self, config: pytest.Config) -> int:
-        return min(LOCAL_MODE_SCALE, super().scale_documents(config))  # type: ignore[misc]
+        return min(descriptor_scale(self.EVALUATOR), super().scale_documents(config))  # type: ignore[misc]
 
 
 class TestQdrantLocal(PythonEvaluatorScale, EngineConformanceTests):
@@ -182,9 +191,11 @@ class TestLanceDBScalarIndexes(LanceDBDefaultReaders, EngineConformanceTests):
 class LiteEvaluatorScale(PythonEvaluatorScale):
     """Milvus Lite hands an expression holding ``ARRAY_CONTAINS_ANY`` (the groups clause) to a row-by-row Python
     evaluator that rebuilds an ``in`` list's set for every row (bench/repro/milvus_evaluator_cost.py). FLAT search
-    is exhaustive, with no page or pool to find, so the tier runs on ``LOCAL_MODE_SCALE`` documents here, as for
-    qdrant-client's local mode; a user's ``--backend milvus`` runs the default 5,000 (a server's index has
-    windows to find)."""
+    is exhaustive, with no page or pool to find, so the tier runs on the documents Milvus's descriptor sets, as for
+    qdrant-client's local mode; a user's ``--backend milvus`` pointed at a server runs the default 5,000 (a
+    server's index has windows to find)."""
+
+    EVALUATOR = "milvus"
 
 
 class TestMilvus(LiteEvaluatorScale, EngineConformanceTests):
