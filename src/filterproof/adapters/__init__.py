@@ -15,6 +15,7 @@ if TYPE_CHECKING:
         Adapter,
         AdapterBase,
         BatchSearch,
+        BatchUpdate,
         Capabilities,
         Hit,
         Optimizable,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
         optimize,
         records_of,
         search_many,
+        update_many,
     )
     from filterproof.adapters.options import AdapterOptions, NoOptions
     from filterproof.adapters.registry import backend_names, open_backend, options_of, resolve
@@ -29,8 +31,8 @@ if TYPE_CHECKING:
     from filterproof.errors import AdapterError, BackendUnavailable, OptionError, UsageError
 
 _WHERE = {
-    "filterproof.adapters.base": ("Adapter", "AdapterBase", "BatchSearch", "Capabilities", "Hit", "Optimizable",
-                                  "Record", "optimize", "records_of", "search_many"),
+    "filterproof.adapters.base": ("Adapter", "AdapterBase", "BatchSearch", "BatchUpdate", "Capabilities", "Hit",
+                                  "Optimizable", "Record", "optimize", "records_of", "search_many", "update_many"),
     "filterproof.adapters.options": ("AdapterOptions", "NoOptions"),
     "filterproof.adapters.registry": ("backend_names", "open_backend", "options_of", "resolve"),
     "filterproof.adapters.spec": ("BackendSpec", "parse_specs"),
@@ -38,10 +40,11 @@ _WHERE = {
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
-__all__ = [
+__all__ = [  # typed for static tools, which cannot read _WHERE; tests/test_architecture checks both agree
     "Adapter", "AdapterBase", "AdapterError", "AdapterOptions", "BackendSpec", "BackendUnavailable", "BatchSearch",
-    "Capabilities", "Hit", "NoOptions", "Optimizable", "OptionError", "Record", "UsageError", "backend_names",
-    "open_backend", "optimize", "options_of", "parse_specs", "records_of", "resolve", "search_many",
+    "BatchUpdate", "Capabilities", "Hit", "NoOptions", "Optimizable", "OptionError", "Record", "UsageError",
+    "backend_names", "open_backend", "optimize", "options_of", "parse_specs", "records_of", "resolve", "search_many",
+    "update_many",
 ]
 
 

@@ -39,10 +39,14 @@ queries that start that many seconds after it; None, not declared, which
 filterproof holds to 0 (``filterproof freshness`` and the suite's across-clients tier
 measure it).
 
-Three methods are optional (``BatchSearch``, ``Optimizable``, ``RevisionSync``):
+Four methods are optional (``BatchSearch``, ``BatchUpdate``, ``Optimizable``, ``RevisionSync``):
 
 * ``search_batch(vectors, k, wheres)`` answers many queries in one call, one list
   per query in order, each under its own filter; ``search_many`` uses it when present.
+* ``update_metadata_batch(updates)`` replaces many documents' metadata in one call
+  (``{id: metadata}``), exactly as ``update_metadata`` would one by one; ``update_many``
+  uses it when present (a permissions job's bulk revoke; a store that commits per call,
+  such as LanceDB, otherwise leaves a fragment per document for every later search).
 * ``optimize()`` builds what the writes since the last call need (an HNSW graph);
   the harness calls it after ingesting and before timing queries.
 * ``set_active_revisions(active)`` tells the adapter the authoritative map: the
@@ -163,6 +167,13 @@ class BatchSearch(Protocol):
 
 
 @runtime_checkable
+class BatchUpdate(Protocol):
+    """Optional: many documents' metadata replaced in one call, as ``update_metadata`` would one by one."""
+
+    def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None: ...
+
+
+@runtime_checkable
 class Optimizable(Protocol):
     """Optional: build the index now (after an ingest), rather than on the first search."""
 
@@ -273,6 +284,11 @@ class AdapterBase(ABC):
             raise ValueError(f"{len(vectors)} vectors but {len(wheres)} filters")
         return [self.search(vector, k, where) for vector, where in zip(vectors, wheres, strict=True)]
 
+    def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        """One ``update_metadata`` per document; stores that commit per call override this."""
+        for id, metadata in updates.items():
+            self.update_metadata(id, metadata)
+
     def optimize(self) -> None:  # noqa: B027 - an optional hook with a default, not an abstract method
         """Nothing to build: the index is ready after every write."""
 
@@ -307,6 +323,15 @@ def search_many(
     if isinstance(adapter, BatchSearch):
         return adapter.search_batch(vectors, k, wheres)
     return [adapter.search(vector, k, where) for vector, where in zip(vectors, wheres, strict=True)]
+
+
+def update_many(adapter: Adapter, updates: Mapping[str, Mapping[str, Any]]) -> None:
+    """Replace the metadata of every document in ``updates``; a single call when the adapter batches."""
+    if isinstance(adapter, BatchUpdate):
+        adapter.update_metadata_batch(updates)
+    else:
+        for id, metadata in updates.items():
+            adapter.update_metadata(id, metadata)
 
 
 def by_filter(wheres: Sequence[PolicyFilter | None]) -> list[tuple[PolicyFilter | None, list[int]]]:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from filterproof.adapters.base import Adapter, Record, optimize, search_many, sync_active
+from filterproof.adapters.base import Adapter, Record, optimize, search_many, sync_active, update_many
 from filterproof.conformance.plugin import Budgets
 from filterproof.conformance.worlds import scale_changes, scale_corpus
 from filterproof.conformance.worlds.scenarios import asked
@@ -153,9 +153,9 @@ class ScaleChecks(Budgets):
 
 
 def apply_changes(adapter: Adapter, corpus: scale_corpus.ScaleCorpus, changes: scale_changes.Changes) -> None:
-    """Grant and revoke by ``update_metadata``, delete, and give the store the new map."""
-    for row, meta in changes.updates.items():
-        adapter.update_metadata(corpus.ids[row], meta)
+    """Grant and revoke in one ``update_many`` (a permissions job's bulk change: ``update_metadata_batch`` where
+    the adapter has it, else ``update_metadata`` per document), delete, and give the store the new map."""
+    update_many(adapter, {corpus.ids[row]: meta for row, meta in changes.updates.items()})
     adapter.delete([corpus.ids[row] for row in changes.deletes])
     sync_active(adapter, changes.active)
 

@@ -162,3 +162,17 @@ class BatchMasksWithoutDate(ReferenceAdapter):
                 rows = np.flatnonzero(masks[key])
             answers.append([Hit(self._ids[r], float(scores[r])) for r in top_k(scores, rows, k)])
         return answers
+
+
+class BatchUpdateFirstPage(ReferenceAdapter):
+    """``update_metadata_batch`` looks the documents up with one metadata query of ``LOOKUP_PAGE`` rows (10,
+    LanceDB's default ``limit`` when none is given) and rewrites those it found: the rest of a bulk grant or
+    revoke is lost without an error, and a revoked document stays readable."""
+
+    name = "defect-batch-update-first-page"
+    LOOKUP_PAGE = 10
+
+    def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        found = [id for id in updates if id in self._row][: self.LOOKUP_PAGE]
+        for id in found:
+            self.update_metadata(id, updates[id])
