@@ -12,7 +12,7 @@ A page asks for generated content with a marker on a line of its own::
 The markers stay invisible on GitHub (an HTML comment); the site shows what the code
 says at build time. ``bench/results/arecall_vs_selectivity.png`` is added to the site
 as ``assets/bench/`` so that the scale page shows the committed figure, not a copy.
-The functions are importable (``tests/test_docs.py`` checks their output).
+The functions are importable (``tests/docs/test_docs.py`` checks their output).
 """
 
 from __future__ import annotations

@@ -88,8 +88,9 @@ def backend_options(request: pytest.FixtureRequest) -> Callable[[str], dict[str,
     return options
 
 
-LONGEST_FIRST = ("tests/test_bad_input.py", "tests/test_stops.py", "tests/test_conformance_builtin.py::TestLanceDB",
-                 "tests/test_own_vectors.py", "tests/test_ownership.py")
+LONGEST_FIRST = ("tests/cli/test_bad_input.py", "tests/cli/test_stops.py",
+                 "tests/conformance/test_conformance_builtin.py::TestLanceDB", "tests/embedding/test_own_vectors.py",
+                 "tests/cli/test_ownership.py")
 """Work units (``--dist loadscope``: a module's functions, or a class) of a few long tests each, measured the longest
 of the slow set in CI (3.5, 2.5, 2.7 and 1.3 minutes on ca65f72's run). xdist's own order, most tests first, handed
 them out last, so one worker ran one alone while the other sat idle (about five minutes of the slow set)."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+from support.paths import ROOT
+
+SRC = ROOT / "src"
 PACKAGE = SRC / "filterproof"
 
 LAYERS: list[tuple[str, ...]] = [

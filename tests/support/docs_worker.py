@@ -1,6 +1,6 @@
 """A fresh interpreter per documentation page, in which the page's ```python blocks run in order.
 
-``tests/test_docs.py`` starts one per page (``multiprocessing``, spawn) and sends it each
+``tests/docs/test_docs.py`` starts one per page (``multiprocessing``, spawn) and sends it each
 block; the blocks share one module namespace, as they would in a reader's session, and
 nothing they do (a chromadb client with its own settings, a temporary database, an
 import) reaches the test process or another page. Imports nothing but the standard library.

@@ -1,0 +1,370 @@
+"""The conformance suite itself: it passes on the reference, and each seeded defect fails it
+with a message that points at the defect."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+# Imported once here, so that pytester's in-process runs (which unload what they import)
+# share one hypothesis module with the plugin that pytest already loaded.
+import filterproof.conformance.suite  # noqa: F401
+from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.conformance.defects import DEFECTS, SilentlyShort
+from filterproof.conformance.worlds import scale_corpus
+from filterproof.evaluation.runner import Settings, evaluate, index
+from filterproof.evaluation.scoring import by_strategy
+from filterproof.evaluation.truth import Prepared, prepare
+from filterproof.fixtures import shipped
+from filterproof.fixtures.lab import load_lab
+from filterproof.policy import is_eligible, problem
+from support.paths import FIXTURES
+from support.suite import suite_tests
+
+pytest_plugins = ["pytester"]
+
+SUITE = ["-p", "no:cacheprovider", "--pyargs", "filterproof.conformance", "--conformance-examples", "40",
+         "--hypothesis-seed", "1"]
+LEAK = "returned but NOT eligible (a leak)"
+
+# (defect, the test it must fail (-k), the FAILED line, a piece of the message)
+POINTERS = [
+    ("IgnoresValidUntil", "test_date_boundaries", "test_date_boundaries?valid_until is exclusive*",
+     "valid_until is exclusive (tenant 'acme' groups ('engineering',) as of 2026-09-08): "
+     "returned but NOT eligible (a leak): dated: "),
+    ("DropsOpenEnded", "test_date_boundaries", "test_date_boundaries?valid_until null is open-ended*",
+     "eligible but NOT returned (missing): dated: {'tenant': 'acme', 'logical_id': 'doc', 'revision': 1, "
+     "'status': 'active', 'groups': ['engineering'], 'valid_from': '2026-01-01', 'valid_until': None}"),
+    ("GroupsStringAsList", "test_every_malformed", "test_every_malformed_document_fails_closed",
+     "returned but NOT eligible (a leak): m-string-groups: "),
+    ("DropsTenantClause", "test_tenant_isolation", "test_tenant_isolation",
+     "tenant 'acme' (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): "),
+    ("CachesAcrossRevocation", "test_revoke_a_group", "test_revoke_a_group",
+     "the revoked group still admits the document"),
+    ("LazyRevisionFlag", "test_change_of_the_active_map_alone", "test_change_of_the_active_map_alone",
+     "the map alone moved acme/p to revision 1: returned but NOT eligible (a leak): r2: "),
+    ("SilentlyShort", "test_selective_filter_is_not_short", "test_selective_filter_is_not_short?2?",
+     "short result: 0 returned for K=2 with 2 eligible"),
+    ("LexicalDates", "calendar_date", "test_what_is_not_a_calendar_date_fails_closed?year 0000?",
+     "year 0000: valid_from '0000-01-01' (tenant 'acme' groups ('engineering',) as of 2026-09-08): "
+     "returned but NOT eligible (a leak): misdated: "),
+    ("LenientDates", "calendar_date", "test_what_is_not_a_calendar_date_fails_closed?a week date?",
+     "a week date: valid_from '2026-W01-4' (tenant 'acme' groups ('engineering',) as of 2026-09-08): "
+     "returned but NOT eligible (a leak): misdated: "),
+    ("LocalTimeAsOf", "time_zone", "test_as_of_is_a_calendar_day_in_any_process_time_zone?UTC+14?",
+     "under TZ=<+14>-14 (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible"),
+    ("CaseFoldsIdentities", "unicode_forms", "test_case_accents_and_unicode_forms_are_distinct_identities",
+     "tenant 'acme' (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): t-"),
+    ("NormalizesUnicode", "unicode_forms", "test_case_accents_and_unicode_forms_are_distinct_identities",
+     "tenant 'ácme' (tenant 'ácme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): "),
+    ("FoldsAccents", "unicode_forms", "test_case_accents_and_unicode_forms_are_distinct_identities",
+     "tenant 'acme' (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): t-"),
+    ("TruncatesAtNul", "nul_characters", "test_nul_characters_fail_closed",
+     "NUL in an identity (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible "
+     "(a leak): nul-"),
+    ("TenantByKeyPrefix", "slash", "test_a_slash_in_the_principal_tenant_is_not_a_path",
+     "tenant 'acme/x' (tenant 'acme/x' groups ('engineering',) as of 2026-09-08): returned but NOT eligible "
+     "(a leak): nested: "),
+    # The twin catalogues, one defect per family at least.
+    ("TrimsWhitespace", "identity_twins", "test_identity_twins?tenant?",
+     f"[tenant whitespace, every key in the map] tenant '\u00c1cme' groups ('engineering',) as of 2026-09-08: {LEAK}: "
+     "t11: {'tenant': '\u00c1cme\\u3000'"),
+    ("FoldsCompatibilityForms", "identity_twins", "test_identity_twins?tenant?",
+     f"[tenant unicode form, every key in the map] tenant '\u00c1cme' groups ('engineering',) as of 2026-09-08: "
+     f"{LEAK}: t3: {{'tenant': 'A\\u0301cme'"),
+    ("StripsIgnorables", "identity_twins", "test_identity_twins?tenant?",
+     f"[tenant ignorable, every key in the map] tenant '\u00c1cme' groups ('engineering',) as of 2026-09-08: {LEAK}: "
+     "t2: {'tenant': '\u00c1\\u200bcme'"),
+    ("NocaseLogicalIds", "identity_twins", "test_identity_twins?logical_id?",
+     f"[logical_id case, only the originals' keys in the map] tenant 'acme' groups ('engineering',) as of 2026-09-08: "
+     f"{LEAK}: l2: {{'tenant': 'acme', 'logical_id': '\u00c1CME'"),
+    ("CaseInsensitiveStatus", "identity_twins", "test_identity_twins?status?",
+     f"[status case, every key in the map] tenant 'acme' groups ('engineering',) as of 2026-09-08: {LEAK}: "
+     "s2: {'tenant': 'acme', 'logical_id': 's2', 'revision': 1, 'status': 'Active'"),
+    ("EmptyMeansAny", "identity_twins", "test_identity_twins?tenant?",
+     f"[tenant empty, every key in the map] tenant '' groups ('engineering',) as of 2026-09-08: {LEAK}: "),
+    ("Int32Revisions", "revision_twins", "test_revision_twins",
+     f"[revision widths, the map at every pair's first revision] tenant 'acme' groups ('engineering',) as of "
+     f"2026-09-08: {LEAK}: r0b: {{'tenant': 'acme', 'logical_id': 'r0', 'revision': 4294967297"),
+    ("Float64Revisions", "revision_twins", "test_revision_twins",
+     f"{LEAK}: r6b: {{'tenant': 'acme', 'logical_id': 'r6', 'revision': 9007199254740993"),
+    ("Float32Revisions", "revision_twins", "test_revision_twins",
+     f"{LEAK}: r10b: {{'tenant': 'acme', 'logical_id': 'r10', 'revision': 16777217"),
+    ("RevisionKeyPrefix", "revision_twins", "test_revision_twins",
+     f"{LEAK}: r12b: {{'tenant': 'acme', 'logical_id': 'r12', 'revision': 10,"),
+    ("EpochDayZeroIsOpen", "encodings", "test_date_boundaries_of_encodings",
+     f"tenant 'acme' groups ('engineering',) as of 1970-01-01: {LEAK}: d3-2: "),
+    ("Int32Seconds", "encodings", "test_date_boundaries_of_encodings",
+     f"tenant 'acme' groups ('engineering',) as of 0001-01-01: {LEAK}: d2-0: "),
+    ("EmptyWindowIsOpen", "encodings", "test_date_boundaries_of_encodings",
+     "(d0-3 is an empty window (until = from = 0001-01-01)"),
+    ("SentinelOpenEnd", "encodings", "test_date_boundaries_of_encodings",
+     "tenant 'acme' groups ('engineering',) as of 9999-12-31: eligible but NOT returned (missing): d0-0: "),
+    ("HashedGroups", "identity_twins", "test_identity_twins?group?",
+     f"[group hash, every key in the map] tenant 'acme' groups ('plumless',) as of 2026-09-08: {LEAK}: "
+     "g4: {'tenant': 'acme', 'logical_id': 'g4', 'revision': 1, 'status': 'active', 'groups': ['buckeroo']"),
+    ("QuotedNamesAsColumns", "identity_twins", "test_identity_twins?tenant?",
+     f"[tenant field and column names, every key in the map] tenant 'tenant' groups ('engineering',) as of "
+     f"2026-09-08: {LEAK}: t0: "),
+    ("JoinedMapKeys", "identity_twins", "test_identity_twins?logical_id?",
+     "[logical_id composite keys, only the logical ids holding the separator] tenant 'acme:x' groups "
+     f"('engineering',) as of 2026-09-08: {LEAK}: c1b: "),
+    ("FirstWriteWidth", "identity_twins", "test_identity_twins?tenant?",
+     "eligible but NOT returned (missing): t6: {'tenant': 'KIO\\u0308SK-STRASSE-FIN'"),
+    ("StrptimeDates", "encodings", "test_date_boundaries_of_encodings",
+     f"{LEAK}: x13-from: {{'tenant': 'acme', 'logical_id': 'x13-from', 'revision': 1, 'status': 'active', "
+     "'groups': ['engineering'], 'valid_from': ' 2026-08-09'}"),
+    ("EncodesWithReplacement", "identity_twins", "test_identity_twins?tenant?",
+     f"[tenant encoding errors, every key in the map] tenant '\u00c1cme\\ud800' groups ('engineering',) as of "
+     f"2026-09-08: {LEAK}: t2: "),
+    ("DecodesKeyPaths", "identity_twins", "test_identity_twins?logical_id?",
+     "[logical_id url, only the originals' keys in the map] tenant 'acme' groups ('engineering',) as of "
+     f"2026-09-08: {LEAK}: "),
+    ("GroupBitmask", "identity_twins", "test_identity_twins?group?",
+     "[group many values, every key in the map] tenant 'acme' groups ('g064',) as of 2026-09-08: eligible but "
+     "NOT returned (missing): g64: "),
+    # The sizes.
+    ("CapsPrincipalGroups", "test_sizes", "test_sizes",
+     "[group a principal in thousands, every key in the map] tenant 'acme' groups (2000 groups: 'dir-0000', "
+     "'dir-0001', 'dir-0002', ..., 'dir-1999') as of 2026-09-08: eligible but NOT returned (missing): p1000: "),
+    ("BrokenByBigDocument", "test_sizes", "test_sizes",
+     "[groups thousands on one document] writing 'huge' (a document in 10,000 groups) raised RuntimeError: "),
+    ("DropsBigDocuments", "test_sizes", "test_sizes",
+     "[groups thousands on one document] tenant 'acme' groups ('huge-00000',) as of 2026-09-08: eligible but NOT "
+     "returned (missing): huge: "),
+    ("RefusesTooEagerly", "test_sizes", "test_sizes",
+     "[groups thousands on one document] refused 'held' (a document in 3,000 groups), which every store must hold"),
+    ("ComparesPrefixes", "test_sizes", "test_sizes",
+     f"groups ('7ZSkEor5MOyxJRPz0fVJVbdzmMmpY4Iu4dybsihZ'...'zhvFYCu1nHp4kWaV0gCOcZmMkxizjfuX8G8cO1EH' (20,000 "
+     f"characters),) as of 2026-09-08: {LEAK}: group-twin: "),
+    ("CapsActiveMap", "test_sizes", "test_sizes",
+     "[an active map of 12,000 entries] tenant 'acme' groups ('engineering',) as of 2026-09-08: eligible but NOT "
+     "returned (missing): last: "),
+    ("GroupSlots", "identity_twins", "test_identity_twins?group?",
+     "[group many on one document, every key in the map] tenant 'acme' groups ('h08',) as of 2026-09-08: eligible "
+     "but NOT returned (missing): many: "),
+    ("PacksRevisionsLoosely", "revision_twins", "test_revision_twins",
+     f"{LEAK}: o0: {{'tenant': 'acme', 'logical_id': 'o0', 'revision': 9223372036854775808"),
+    ("KeepsFirstOfRepeats", "twice", "test_an_id_twice_in_one_upsert_keeps_the_last",
+     "after upserting a1 twice in one call: eligible but NOT returned (missing): a1: "),
+    ("ZoneMapWidenedOnUpsert", "both_ways", "test_every_field_updated_both_ways?valid_from?",
+     "after update_metadata set valid_from to '2020-01-01' (the document alone in the store, written with "
+     "'2027-01-01'): eligible but NOT returned (missing): d: "),
+    # The generated sequences.
+    ("FlagKeptOnUpdate", "generated_sequences", "test_generated_sequences_of_operations",
+     "adapter.update_metadata('d"),
+    ("FlagKeptWhenPairLeaves", "generated_sequences", "test_generated_sequences_of_operations",
+     "fails; after each step the native filter is checked for 4 principals and unfiltered"),
+    ("TombstoneRevives", "generated_sequences", "test_generated_sequences_of_operations",
+     "adapter.delete(['d"),
+    ("UpdateResurrects", "generated_sequences", "test_generated_sequences_of_operations",
+     "then: unfiltered search returned ['d"),
+    ("FlushesDeletesFirst", "generated_sequences", "test_generated_sequences_of_operations",
+     "fails; after each step the native filter is checked for 4 principals and unfiltered"),
+    ("OptimizeRestoresFlags", "generated_sequences", "test_generated_sequences_of_operations",
+     "adapter.optimize()"),
+    ("AppendsOnUpsert", "upsert_of_an_existing", "test_upsert_of_an_existing_id_replaces_it",
+     "tenant acme after a1 moved to beta: returned but NOT eligible (a leak): a1: {'tenant': 'beta'"),
+    ("RaisesOnUnknownDelete", "unknown_id", "test_deleting_an_unknown_id_is_ignored", "KeyError"),
+    ("ResetKeepsGroupRows", "reset_forgets", "test_reset_forgets_every_field_of_what_it_dropped",
+     f"a principal of 'restricted' only, after reset: {LEAK}: new0: "),
+    ("DotProductScores", "cosine_for_vectors", "test_scores_are_cosine_for_vectors_of_any_length",
+     "ranked [Hit(id='long'"),
+    ("BatchUsesFirstFilter", "interleaved", "test_batched_queries_of_interleaved_principals",
+     "query 1 of the batch (tenant 'beta' groups ('engineering',) as of 2026-09-07): "),
+    ("BatchMasksWithoutDate", "interleaved", "test_batched_queries_of_interleaved_principals",
+     f"query 8 of the batch (tenant 'acme' groups ('engineering',) as of 2026-09-09): {LEAK}: acme-ending: "),
+    ("WindowedNearest", "test_scale_tier", "test_scale_tier", "queries short of min(K=10, eligible)"),
+    ("OnePageMetadata", "test_scale_tier", "test_scale_tier", "recall@10 against the exact filtered top 10"),
+    ("FixedCandidatePool", "test_scale_tier", "test_scale_tier", "queries short of min(K=100, eligible)"),
+    ("IndexBuiltOnce", "test_scale_tier", "test_scale_tier", "[written last 52%, K=10, tenant 't0' groups "),
+    ("StaleBitmapIndex", "test_scale_tier", "test_scale_tier", "after the changes near every query ("),
+    # Other clients.
+    ("ReaderCachesResults", "in_this_process", "test_a_reader_in_this_process_sees_each_change",
+     "[a reader in this process] after the writer's 'revoke a group' returned, a query the reader started "),
+    ("ReaderRefreshesLate", "in_this_process", "test_a_reader_in_this_process_sees_each_change",
+     f"(staleness_bound_s=0) answered as before: filtered (tenant 'acme' groups ('engineering',) as of 2026-09-08): "
+     f"{LEAK}: revoked: "),
+]
+
+# (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded
+# pool up to half the default corpus fails the tier, at the level built to catch it.
+SCALE_POINTERS = [
+    ("OnePageMetadata", "page=1000", "recall@10 against the exact filtered top 10: ", None),
+    ("OnePageMetadata", "page=2400", "; worst: [written last ", None),
+    ("WindowedNearest", "window=2000", "queries short of min(K=10, eligible): [far ", None),
+    ("WindowedNearest", "window=2400", "queries short of min(K=10, eligible): [far ", None),
+    # Right at K=10, short at K=100 only: no K=10 query in the message.
+    ("FixedCandidatePool", "pool=64", "queries short of min(K=100, eligible): ", "K=10,"),
+]
+
+
+def test_reference_passes_through_pyargs(pytester: pytest.Pytester) -> None:
+    """Every check of the suite passes on the reference but one, which skips: its reader in another process (it
+    keeps its store in memory)."""
+    tests = suite_tests(pytester, *SUITE, "--backend", "reference")
+    result = pytester.runpytest(*SUITE, "--backend", "reference", "-rs")
+    result.assert_outcomes(passed=tests - 1, skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED *: reference keeps its store in this process's memory: no reader in "
+                                 "another process"])
+
+
+def test_without_an_adapter_the_suite_skips_with_the_reason(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "-rs")
+    assert result.parseoutcomes().get("skipped", 0) >= 20
+    result.stdout.fnmatch_lines(["*no adapter selected: pass --backend NAME or --adapter*"])
+
+
+def test_every_seeded_defect_has_a_pointer() -> None:
+    assert sorted(defect for defect, *_ in POINTERS) == sorted(DEFECTS)
+
+
+@pytest.mark.parametrize(("defect", "selection", "failing_test", "pointer"), POINTERS, ids=[p[0] for p in POINTERS])
+def test_seeded_defect_fails_with_a_pointer(
+    pytester: pytest.Pytester, defect: str, selection: str, failing_test: str, pointer: str
+) -> None:
+    result = pytester.runpytest(*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}", "-k", selection)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([f"FAILED *::{failing_test}*"])
+    assert pointer in result.stdout.str()
+
+
+@pytest.mark.parametrize(("defect", "option", "pointer", "absent"), SCALE_POINTERS,
+                         ids=[f"{d}-{o}" for d, o, *_ in SCALE_POINTERS])
+def test_a_bounded_pool_up_to_half_the_corpus_fails_the_scale_tier(
+    pytester: pytest.Pytester, defect: str, option: str, pointer: str, absent: str | None
+) -> None:
+    result = pytester.runpytest(*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}",
+                                "--backend-option", option, "-k", "test_scale_tier")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED *::test_scale_tier*"])
+    assert pointer in result.stdout.str()
+    assert absent is None or absent not in result.stdout.str()
+
+
+@pytest.mark.parametrize("defect, option", [("OnePageMetadata", "page=1000000"), ("FixedCandidatePool", "pool=100")])
+def test_a_pool_covering_what_the_tier_asks_passes_it(pytester: pytest.Pytester, defect: str, option: str) -> None:
+    """A page holding every eligible document, a candidate pool of K: exact, so the tier passes them."""
+    result = pytester.runpytest(*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}",
+                                "--backend-option", option, "-k", "test_scale_tier")
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("n", [1000, 5000])
+def test_the_scale_corpus_keeps_its_promises(n: int) -> None:
+    """Random levels near their targets (asked on AS_OF; some on EARLIER, with other answers); far: the nearer
+    half of the corpus holds no eligible document;
+    written last: each query's top K_MAX are the principal's last eligible rows, some query's nearest last;
+    ineligible documents of every class; masks equal to the policy; the same corpus for the same seed."""
+    corpus = scale_corpus.build(n)
+    assert np.array_equal(corpus.vectors, scale_corpus.build(n).vectors)
+    scores = corpus.vectors.astype(np.float64) @ corpus.queries.astype(np.float64).T
+    counts = corpus.masks.sum(axis=1)
+    for q, level in enumerate(corpus.levels):
+        eligible = np.flatnonzero(corpus.masks[q])
+        nearest = np.argsort(-scores[:, q], kind="stable")
+        if level.placement == "random":
+            target = max(level.share * n, 3)
+            if corpus.wheres[q].as_of == scale_corpus.AS_OF:
+                assert abs(np.log(counts[q] / target)) < np.log(1.2), (str(level), counts[q])
+        elif level.placement == "far":
+            assert len(eligible) >= (scale_corpus.K_MAX if n >= 5000 else 1), (str(level), len(eligible))
+            assert not corpus.masks[q][nearest[: (n + 1) // 2]].any(), "an eligible document in the nearer half"
+        else:
+            assert 2 * len(eligible) >= n
+            top = np.searchsorted(eligible, eligible[np.argsort(-scores[eligible, q], kind="stable")])
+            assert top[: scale_corpus.K_MAX].min() >= len(eligible) - 3 * scale_corpus.K_MAX
+    last = [q for q, level in enumerate(corpus.levels) if level.placement == "written last"]
+    rows = np.flatnonzero(corpus.masks[last[0]])
+    assert rows[-1] in {rows[np.argmax(scores[rows, q])] for q in last}, "some query's nearest is written last"
+    assert {str(level).split()[0] for level in corpus.levels} == {"random", "far", "written"}
+    assert max(level.share for level in corpus.levels if level.placement == "random") >= 0.5
+    active = corpus.wheres[0].active
+    problems = {problem(meta, active) for meta in corpus.metadata} - {None}
+    assert len(problems) >= (6 if n >= 5000 else 3), problems
+    fates = {"superseded": [m["revision"] != active.get((m["tenant"], m["logical_id"])) for m in corpus.metadata],
+             "draft": [m["status"] == "draft" for m in corpus.metadata],
+             "expired": [m.get("valid_until") == "2026-06-01" for m in corpus.metadata],
+             "future": [m["valid_from"] == "2027-01-01" for m in corpus.metadata]}
+    today = np.array([w.as_of == scale_corpus.AS_OF for w in corpus.wheres])
+    for fate, rows_of_fate in fates.items():
+        assert any(rows_of_fate) and not corpus.masks[today][:, np.array(rows_of_fate)].any(), fate
+    earlier = [q for q, w in enumerate(corpus.wheres) if w.as_of == scale_corpus.EARLIER]
+    assert earlier and any(not np.array_equal(corpus.masks[q], corpus.masks[q - 1]) for q in earlier), \
+        "a batch mixes days whose answers differ"
+    last_day = np.array([m.get("valid_until") == "2026-09-09" for m in corpus.metadata])
+    assert corpus.masks[:, last_day].any(), "a document on its last day is eligible"
+    for q in range(0, len(corpus.wheres), scale_corpus.QUERIES_PER_PRINCIPAL):
+        assert (np.array([is_eligible(m, corpus.wheres[q]) for m in corpus.metadata]) == corpus.masks[q]).all()
+
+
+def test_a_window_covering_the_corpus_passes_the_scale_tier(pytester: pytest.Pytester) -> None:
+    """The same windowed store, once its window holds every document, is exact: the tier passes it."""
+    result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:WindowedNearest",
+                                "--backend-option", "window=1000000", "-k", "test_scale_tier")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_scale_tier_takes_a_larger_corpus_on_request(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--backend", "reference", "--conformance-scale", "20000",
+                                "-k", "test_scale_tier")
+    result.assert_outcomes(passed=1)
+    off = pytester.runpytest(*SUITE, "--backend", "reference", "--conformance-scale", "0", "-k", "test_scale_tier",
+                             "-rs")
+    off.assert_outcomes(skipped=1)
+
+
+def test_a_missing_open_ended_window_fails_an_eligibility_test_first(pytester: pytest.Pytester) -> None:
+    """The first failure names the clause (a date boundary), not a placement test about HNSW."""
+    result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:DropsOpenEnded", "-x")
+    result.stdout.fnmatch_lines(["FAILED *::test_date_boundaries*"])
+    assert "test_pre_filter_contains_post_filter" not in result.stdout.str()
+
+
+def selective_fixture() -> Prepared:
+    """Thirty ineligible documents outrank the two a principal may use."""
+    meta = {"tenant": "t", "revision": 1, "status": "active", "valid_from": "2026-01-01"}
+    docs = [{"id": f"noise-{i}", "logical_id": f"n{i}", "groups": ["other"], "text": "alpha alpha beta", **meta}
+            for i in range(30)]
+    docs += [{"id": f"wanted-{i}", "logical_id": f"w{i}", "groups": ["mine"], "text": f"alpha w{i} x y z", **meta}
+             for i in range(2)]
+    raw = {"active_revisions": {f"t/{d['logical_id']}": 1 for d in docs}, "documents": docs,
+           "cases": [{"id": "c", "query": "alpha beta", "tenant": "t", "groups": ["mine"], "as_of": "2026-02-01",
+                      "expected": "wanted-0", "relevant": ["wanted-0", "wanted-1"]}]}
+    return prepare(load_lab(Path("selective.json"), raw, "0" * 64))
+
+
+def test_runner_reports_the_short_results_of_a_silently_short_store() -> None:
+    prepared = selective_fixture()
+    store = SilentlyShort()
+    index(store, prepared)
+    runs = by_strategy(evaluate(store, prepared, Settings(ks=(1, 5))), (1, 5))
+    assert runs["pre_filter"][5]["short"] == 1 and runs["post_filter C=1"][5]["short"] == 1
+    assert runs["pre_filter"][1]["false_abstention"] == 1
+    honest = ReferenceAdapter()
+    index(honest, prepared)
+    pre = next(r for r in evaluate(honest, prepared, Settings(ks=(1, 5))) if r.strategy == "pre_filter")
+    assert by_strategy([pre], (5,))["pre_filter"][5]["short"] == 0 and pre.k[5].ids == ["wanted-0", "wanted-1"]
+
+
+def test_the_repository_fixtures_are_the_shipped_ones() -> None:
+    """One source: ``fixtures/`` in the repository is a link to the package's data."""
+    assert FIXTURES.resolve() == shipped("freshness-lab.json").parent
+
+
+def test_capabilities_skip_what_an_adapter_cannot_take(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(rankonly='''
+        from filterproof.adapters.base import Capabilities
+        from filterproof.adapters.reference import ReferenceAdapter
+
+        class RankOnly(ReferenceAdapter):
+            name = "rank-only-store"
+            capabilities = Capabilities(native_filter=False, lifecycle=False)
+    ''')
+    pytester.syspathinsert()
+    result = pytester.runpytest(*SUITE, "--adapter", "rankonly:RankOnly", "-rs")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0 and outcomes["skipped"] >= 15 and outcomes["passed"] >= 5
+    result.stdout.fnmatch_lines(["*rank-only-store declares native_filter=False: no pre_filter to check*"])
