@@ -2,7 +2,7 @@
 
 Each probe is a neutral filter (``adapters.filterlang``: ``Cond`` under ``And`` / ``Or``)
 over raw metadata, the documents, and the ids the filter must return when everything is
-asked for. A test evaluates every filter in Python (``tests/test_matrix.py``) and checks
+asked for. A test evaluates every filter in Python (``tests/matrix/test_matrix.py``) and checks
 it against the hand-written answer, so a probe cannot carry a wrong answer key.
 
 Semantics, stated once: ``eq`` is exact (case and spaces count); ``in`` is "the

@@ -32,8 +32,8 @@ changed: an escape Milvus refuses (the query raises) or one it reads (the tenant
 x TAB y: a cross-tenant read). A list holding a character ``repr`` writes as ``\\xNN``/``\\uNNNN`` (a no-break
 or zero-width space) is refused, in a filter and in ``delete_nodes(node_ids)``. The
 bridge works around neither: ``renderable`` says which names it carries, and the tests
-hold the rest as strict xfails (``tests/milvus_bridge_checks.py``,
-``tests/test_milvus_bridges.py``).
+hold the rest as strict xfails (``tests/support/milvus_bridge_checks.py``,
+``tests/adapters/test_milvus_bridges.py``).
 
 Scores: COSINE, reported as the cosine itself. The store creates its collection without
 an index (``IndexManagement.NO_VALIDATION``) and the bridge builds the vector index

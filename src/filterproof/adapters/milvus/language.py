@@ -26,7 +26,7 @@ Spellings, all documented as the same filter:
 Values (``quoted``, ``literal``): a string is ``"..."`` with ``\\`` and ``"`` escaped, and newline and carriage
 return as ``\\n`` and ``\\r``: Milvus Lite refuses either raw in a literal ("unterminated string literal
 (newline)") and reads those escapes, as a server (Go escapes) does; NUL, tab and every other character go in
-raw, which both read as themselves (``tests/test_fuzz_milvus.py`` round-trips every string of the fuzz
+raw, which both read as themselves (``tests/fuzz/test_fuzz_milvus.py`` round-trips every string of the fuzz
 generator's pools through Lite). An integer is written in decimal, a float by ``repr`` (always with ``.`` or
 ``e``), a bool ``true``/``false``; a non-finite float, and a date anywhere but a range on a date field (as its
 ISO text), raise ``Unsupported``. In spellings 1 and 2 a negative number inside ``ARRAY_CONTAINS(k, ...)`` is

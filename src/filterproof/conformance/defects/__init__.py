@@ -5,7 +5,7 @@
         --backend-option window=100000
 
 Each is the reference adapter with one mistake that real store adapters make; the
-suite's own tests (``tests/test_conformance_suite.py``) show each failing, and with
+suite's own tests (``tests/conformance/test_conformance_suite.py``) show each failing, and with
 which message. ``DEFECTS`` maps each name to its class: every class of a module of this
 package whose ``name`` starts with ``defect-`` (a defect added to a module is listed,
 exported and documented without another edit).

@@ -2,7 +2,7 @@
 store declares that every change is visible at once (``staleness_bound_s=0``).
 
 Both are the reference with a reader of its own, in this process only (the reference
-keeps its store in memory); ``tests/test_across_clients.py`` has LanceDB's real reader,
+keeps its store in memory); ``tests/conformance/test_across_clients.py`` has LanceDB's real reader,
 across processes, with the same defect as the second.
 """
 

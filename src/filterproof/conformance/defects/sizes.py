@@ -4,7 +4,7 @@ Chroma 1.5.9 breaks a collection for good on one record past 5,461 list values;
 adapters that meet a limit drop the document without a word, or refuse far more
 than they must; stores keep a prefix of a long identity (a fixed-width column, a
 hash of the first kilobyte); a filter that carries the active map's keys keeps only
-the first few thousand. ``test_sizes`` fails each (``tests/test_conformance_suite.py``).
+the first few thousand. ``test_sizes`` fails each (``tests/conformance/test_conformance_suite.py``).
 """
 
 from __future__ import annotations

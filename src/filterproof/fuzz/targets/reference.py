@@ -2,7 +2,7 @@
 
 ``ReferenceTarget`` selects the documents whose ``semantics.truth`` is True (Kleene's
 three-valued logic, as SQL): on it the fuzzer must find nothing. Each defect below
-breaks one thing the way a real engine did, and ``tests/test_fuzz.py`` holds that the
+breaks one thing the way a real engine did, and ``tests/fuzz/test_fuzz.py`` holds that the
 fuzzer finds it, through the oracle named, within a small budget:
 
 ======================= ======================================================== ===============
