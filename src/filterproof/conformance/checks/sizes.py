@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from filterproof.adapters.base import Adapter, not_indexable
+from filterproof.conformance.checks.refused import refusal_failures
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.conformance.worlds.twin_worlds import big_principal_world, spread_texts
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
@@ -173,10 +174,11 @@ def long_map_world() -> SizeWorld:
 
 
 def size_failures(adapter: Adapter) -> list[str]:
-    """Every failing world's lines: the principal in thousands of groups, then the documents, then the map."""
+    """Every failing world's lines: the principal in thousands of groups, then the documents, then the map, then
+    a refused document's lifecycle."""
     return big_principal_world().failures(adapter) + [
         line for world in (groups_world(), long_identities_world(), long_map_world())
-        for line in world.failures(adapter)]
+        for line in world.failures(adapter)] + refusal_failures(adapter)
 
 
 class SizeChecks:
@@ -185,8 +187,9 @@ class SizeChecks:
     def test_sizes(self, native: Adapter) -> None:
         """A principal in 2,000 groups; documents in 3,000 and 10,000 groups; a tenant, logical id, group and
         document id of 20,000 characters beside twins differing in the last one; an active map of 12,000 entries
-        for the principal's tenant. The store answers exactly, or
-        refuses the documents marked as past some engine's limits (``not_indexable``) and stays usable.
+        for the principal's tenant; one document moved past the limits and back by updates, upserts and a
+        delete. The store answers exactly, or refuses the documents marked as past some engine's limits
+        (``not_indexable``) and stays usable, and its refusals follow the document.
 
         If this fails: the message names the world, the write or the principal. A principal in
         thousands: the store capped, truncated or split the principal's groups and lost some
@@ -199,7 +202,9 @@ class SizeChecks:
         returned: identities are compared by a prefix or a hash of one; compare them whole.
         "an active map of 12,000 entries" missing its middle or last entry: the store cut the
         map's keys (a capped ``IN`` list, a truncated request, a lost slice); carry them all, in
-        slices if the engine needs them, and merge the answers.
+        slices if the engine needs them, and merge the answers. "a refused document's lifecycle":
+        a refusal outlived the document's return within the limits, or its delete; forget it
+        when the document is written or deleted (``adapters.refusals.Refusals.forget``).
         """
         from filterproof.conformance.checks.twin_checks import report
 

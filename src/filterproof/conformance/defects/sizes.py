@@ -91,6 +91,39 @@ class RefusesTooEagerly(ReferenceAdapter):
         return dict(self._refused)
 
 
+class RefusalOutlivesTheDocument(ReferenceAdapter):
+    """Refuses a document in more than 5,461 groups as Chroma must (deleting an earlier version, keeping its
+    vector), and writes it once an update or upsert brings it within that, but never forgets the refusal, not
+    even on delete: a document both refused and returned, which the run stops expecting."""
+
+    name = "defect-refusal-outlives-the-document"
+    LIMIT = 5_461
+
+    def reset(self, dim: int) -> None:
+        super().reset(dim)
+        self._refused: dict[str, str] = {}
+        self._kept: dict[str, np.ndarray] = {}
+
+    def _past(self, metadata: Mapping[str, Any]) -> bool:
+        groups = metadata.get("groups")
+        return isinstance(groups, list) and len(groups) > self.LIMIT
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        past = [r for r in records if self._past(r.metadata)]
+        for r in past:
+            self._refused[r.id], self._kept[r.id] = "more list values than one record holds", r.vector
+        super().delete([r.id for r in past])
+        super().upsert([r for r in records if not self._past(r.metadata)])
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        vector = self._kept.get(id) if id not in self._row else self._vectors[self._row[id]]
+        if vector is not None:
+            self.upsert([Record(id, vector, metadata)])
+
+    def not_indexable(self) -> dict[str, str]:
+        return dict(self._refused)
+
+
 class ComparesPrefixes(RowPredicate):
     """Compares identities by their first 1,024 characters (a fixed-width column, an index on a prefix): two long
     tenants or groups that differ later are one."""

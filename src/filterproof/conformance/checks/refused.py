@@ -1,0 +1,62 @@
+"""A refused document's lifecycle: past an engine's limits, within them, and back (the sizes family).
+
+A store that cannot hold a document refuses it and reports it (``Refusing.not_indexable``); the
+run then stops expecting it. That record must follow the document: once an update or an upsert
+brings it within the limits it is written after all and no longer named, and a delete forgets it.
+A stale refusal is not harmless: the run excludes the document from what it expects, so a store
+that then loses it passes. After every step: the refusals name only a document past the limits,
+never one that is returned, and every principal gets what the policy admits less what is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from filterproof.adapters.base import Adapter, not_indexable
+from filterproof.conformance.worlds import scenarios as sc
+from filterproof.policy import PolicyFilter, Principal
+
+DOC = "huge"
+GROUPS = 10_000
+"""Past Chroma's 5,461 list values in one record (``checks.sizes.HUGE_GROUPS``)."""
+
+
+def refusal_failures(adapter: Adapter) -> list[str]:
+    """What goes wrong as one document moves past the limits and back, step by step (the first few)."""
+    huge = [f"huge-{n:05d}" for n in range(GROUPS)]
+    past, within = sc.meta(logical_id=DOC, groups=huge), sc.meta(logical_id=DOC, groups=["fits"])
+    s = sc.Scenario.build(adapter, {"before": sc.meta(logical_id="before"), DOC: past})
+    principals = [sc.principal(), Principal(sc.TENANT, ("fits",)), Principal(sc.TENANT, (huge[0],)),
+                  Principal(sc.TENANT, (huge[-1],))]
+    steps: list[tuple[str, Callable[[], None]]] = [
+        ("update_metadata brought it within the limits (1 group)", lambda: s.update(DOC, within)),
+        ("update_metadata put it past them again (10,000 groups)", lambda: s.update(DOC, past)),
+        ("an upsert brought it within the limits", lambda: s.publish(DOC, within)),
+        ("an upsert put it past them again", lambda: s.publish(DOC, past)),
+        ("it was deleted", lambda: s.delete(DOC)),
+    ]
+    failures = step_failures(s, "written in 10,000 groups", principals)
+    for label, step in steps:
+        step()
+        failures += step_failures(s, label, principals)
+    return failures
+
+
+def step_failures(s: sc.Scenario, label: str, principals: list[Principal]) -> list[str]:
+    where = f"[a refused document's lifecycle] after {label}"
+    refused = not_indexable(s.adapter)
+    fits = DOC in s.docs and len(s.docs[DOC]["groups"]) < GROUPS
+    wrong = {i for i in refused if i != DOC or fits or DOC not in s.docs}
+    failures = [f"{where}: not_indexable() names {sorted(wrong)}, which "
+                f"{'is deleted' if DOC not in s.docs else 'is within every limit'} (a stale refusal: the run no "
+                f"longer expects it back, so losing it would pass)"] if wrong else []
+    returned = s.native_ids(None) & set(refused)
+    if returned:
+        failures.append(f"{where}: not_indexable() names {sorted(returned)}, which the store returns")
+    active = sc.active_for(s.docs)
+    for principal in principals:
+        asked = PolicyFilter(principal, sc.AS_OF, active)
+        got, want = s.native_ids(asked), s.policy_ids(asked) - set(refused)
+        if got != want:
+            failures.append(f"{where}: {sc.asked(asked)}: {sc.mismatch(got, want, s.docs)}")
+    return failures
