@@ -118,3 +118,17 @@ def test_no_import_cycles() -> None:
 
 def test_the_checker_sees_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_lazy_exports_are_listed_once_and_resolve() -> None:
+    """A package that exports names lazily (``_WHERE``: module -> names) keeps ``__all__`` for static tools:
+    both list the same names, and each resolves (a name left in one of them is an ``import *`` that fails)."""
+    import importlib
+
+    for path in sorted(PACKAGE.rglob("__init__.py")):
+        if "_MODULE_OF" not in path.read_text():
+            continue
+        package = importlib.import_module(module_name(path))
+        assert sorted(package.__all__) == sorted(package._MODULE_OF), module_name(path)
+        for name in package.__all__:
+            assert getattr(package, name) is not None, f"{module_name(path)}.{name}"

@@ -8,7 +8,7 @@ oracle), shrunk from 8 documents. Seen with llama-index-core 0.14.25, llama-inde
 ``_to_lance_filter`` prefixes a key with ``metadata.`` only when the first node added had it
 (``_metadata_keys``), and the ``metadata`` struct holds only the keys some node had: a filter on any other key
 raises ("No field named t") where it should select nothing, or, when a later node has the key, the documents
-that have it (``tests/test_fuzz_llamaindex_lancedb.py`` holds that second form too).
+that have it (``tests/fuzz/test_fuzz_llamaindex_lancedb.py`` holds that second form too).
 
 Exit status 1: the bug reproduces (a violated relation, or the query fails); 0: it holds.
 """

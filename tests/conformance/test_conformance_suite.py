@@ -142,6 +142,9 @@ POINTERS = [
     ("CapsActiveMap", "test_sizes", "test_sizes",
      "[an active map of 12,000 entries] tenant 'acme' groups ('engineering',) as of 2026-09-08: eligible but NOT "
      "returned (missing): last: "),
+    ("RefusalOutlivesTheDocument", "test_sizes", "test_sizes",
+     "[a refused document's lifecycle] after update_metadata brought it within the limits (1 group): "
+     "not_indexable() names ['huge'], which is within every limit"),
     ("GroupSlots", "identity_twins", "test_identity_twins?group?",
      "[group many on one document, every key in the map] tenant 'acme' groups ('h08',) as of 2026-09-08: eligible "
      "but NOT returned (missing): many: "),
@@ -181,6 +184,8 @@ POINTERS = [
     ("FixedCandidatePool", "test_scale_tier", "test_scale_tier", "queries short of min(K=100, eligible)"),
     ("IndexBuiltOnce", "test_scale_tier", "test_scale_tier", "[written last 52%, K=10, tenant 't0' groups "),
     ("StaleBitmapIndex", "test_scale_tier", "test_scale_tier", "after the changes near every query ("),
+    ("BatchUpdateFirstPage", "test_scale_tier", "test_scale_tier",
+     "after the changes near every query (114 granted, 108 revoked, 53 deleted, 53 superseded): leaks or duplicate "),
     # Other clients.
     ("ReaderCachesResults", "in_this_process", "test_a_reader_in_this_process_sees_each_change",
      "[a reader in this process] after the writer's 'revoke a group' returned, a query the reader started "),
