@@ -1,0 +1,268 @@
+"""Mutation testing of the adapters with the conformance suite as the test (issue 44).
+
+    .venv/bin/python bench/mutation/run.py --part 1            # the modules of part 1 of plan.toml
+    .venv/bin/python bench/mutation/run.py --module src/filterproof/adapters/datecodec.py
+    .venv/bin/python bench/mutation/run.py --report            # bench/results/mutation/summary.txt only
+
+cosmic-ray enumerates the mutants of a module (``cosmic-ray init``) and applies one at a time
+(``cosmic-ray mutate-and-test``); this script decides what runs them. Each worker has its own clone
+of the committed tree (``--work``, one per ``--workers``), so the checkout is never mutated, and
+runs the suite with ``PYTHONPATH`` at the clone's ``src``: the mutated module is the one imported.
+A mutant is killed when ``pytest --pyargs filterproof.conformance --backend NAME`` fails for one of
+the module's backends (plan.toml), first at small budgets and stopping at the first failure (the
+fast pass), then, for the survivors only, at the default budgets (the full pass). A mutant that
+runs past ``--timeout`` is killed (an endless loop is noticed). Results, one JSON file per module,
+go to ``bench/results/mutation/``; a surviving mutant listed in ``equivalent.toml`` (with the
+reason it changes nothing the policy can see) counts as equivalent, not survived.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+RESULTS = ROOT / "bench" / "results" / "mutation"
+PYTHON = sys.executable
+COSMIC_RAY = str(Path(PYTHON).parent / "cosmic-ray")
+FAST = ["-x", "--conformance-examples", "8", "--conformance-scale", "400", "-k",
+        "not generated_sequences and not scale_tier and not another_process"]
+"""The fast pass: stop at the first failure, the quick tier's budgets, without the three slowest checks (the
+full pass runs them on the fast pass's survivors)."""
+FULL = ["-x"]
+
+
+@dataclass
+class Mutant:
+    module: str
+    operator: str
+    occurrence: int
+    line: int
+    column: int
+    definition: str | None
+    before: str = ""
+    after: str = ""
+    fast: str = ""
+    full: str = ""
+    seconds: float = 0.0
+
+    @property
+    def outcome(self) -> str:
+        return self.full or self.fast
+
+
+def enumerate_mutants(module: str, work: Path) -> list[Mutant]:
+    """Every mutant cosmic-ray's operators make of ``module`` (a path from the repository's root)."""
+    work.mkdir(parents=True, exist_ok=True)
+    config, session = work / f"{Path(module).stem}.toml", work / f"{Path(module).stem}.sqlite"
+    session.unlink(missing_ok=True)
+    config.write_text(f'[cosmic-ray]\nmodule-path = "{ROOT / module}"\ntimeout = 1.0\nexcluded-modules = []\n'
+                      f'test-command = "true"\n[cosmic-ray.distributor]\nname = "local"\n')
+    subprocess.run([COSMIC_RAY, "init", str(config), str(session)], check=True, cwd=ROOT)
+    dumped = subprocess.run([COSMIC_RAY, "dump", str(session)], check=True, capture_output=True, text=True).stdout
+    mutants = []
+    for line in dumped.splitlines():
+        (mutation,) = json.loads(line)[0]["mutations"]
+        mutants.append(Mutant(module, mutation["operator_name"], mutation["occurrence"], *mutation["start_pos"],
+                              mutation["definition_name"]))
+    signatures = signature_annotations(ROOT / module)
+    for m in mutants:
+        if any(start <= (m.line, m.column) < end for start, end in signatures):
+            m.fast = "equivalent (annotation)"
+    return sorted(mutants, key=lambda m: (m.line, m.operator, m.occurrence))
+
+
+def signature_annotations(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The spans of a function's parameter and return annotations, in a module that postpones their evaluation
+    (``from __future__ import annotations``): a mutant there changes a string nothing evaluates. (Field
+    annotations are left out: pydantic and dataclasses read them.)"""
+    tree = ast.parse(path.read_text())
+    postponed = any(isinstance(node, ast.ImportFrom) and node.module == "__future__" and
+                    any(a.name == "annotations" for a in node.names) for node in tree.body)
+    spans = []
+    for node in ast.walk(tree) if postponed else ():
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
+            every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+            for note in [a.annotation for a in every if a is not None] + [node.returns]:
+                if note is not None:  # cosmic-ray counts columns from 0, as ast does; lines from 1
+                    spans.append(((note.lineno, note.col_offset), (note.end_lineno or 0, note.end_col_offset or 0)))
+    return spans
+
+
+def clone(work: Path, n: int) -> Path:
+    """A clone of the committed tree for worker ``n`` (made once, reset to HEAD before each run)."""
+    path = work / f"worker-{n}"
+    if not path.exists():
+        subprocess.run(["git", "clone", "-q", "--shared", str(ROOT), str(path)], check=True)
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    subprocess.run(["git", "-C", str(path), "fetch", "-q", str(ROOT), head], check=True)
+    subprocess.run(["git", "-C", str(path), "checkout", "-q", "-f", head], check=True)
+    return path
+
+
+def suite_command(backends: list[str], budgets: list[str]) -> str:
+    """One shell command: the suite on each backend in turn, stopping at the first that fails (cosmic-ray splits
+    its test command with shlex and runs no shell, hence ``sh -c``)."""
+    runs = [shlex.join([PYTHON, "-m", "pytest", "--pyargs", "filterproof.conformance", "--backend", spec, "-q",
+                        "-p", "no:cacheprovider", *budgets]) for spec in backends]
+    return shlex.join(["sh", "-c", " && ".join(runs)])
+
+
+def environment(where: Path) -> dict[str, str]:
+    """This process's environment with the clone's sources first, and no budget or option set from outside."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FILTERPROOF_", "PYTEST_"))}
+    env["PYTHONPATH"] = f"{where / 'src'}:{where / 'examples' / 'sqlite-store' / 'src'}"
+    return env
+
+
+def reached_lines(module: str, backends: list[str], where: Path) -> set[int]:
+    """The lines of ``module`` the unmutated suite executes on its backends at the full pass's budgets (a mutant
+    elsewhere cannot change what the suite sees: it is reported as unreached, not run). Raises when the
+    unmutated suite fails: a mutant could not be told from the baseline."""
+    import coverage
+
+    data = where / ".coverage.baseline"
+    data.unlink(missing_ok=True)
+    for spec in backends:
+        suite = ["-m", "pytest", "--pyargs", "filterproof.conformance", "--backend", spec, "-q",
+                 "-p", "no:cacheprovider"]
+        done = subprocess.run([PYTHON, "-m", "coverage", "run", "-a", f"--data-file={data}",
+                               f"--include={where / module}", *suite], cwd=where, env=environment(where),
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"the unmutated suite fails on {spec} (fix its spec in plan.toml):\n"
+                             + "\n".join(done.stdout.splitlines()[-15:]))
+    covered = coverage.CoverageData(basename=str(data))
+    covered.read()
+    return set(covered.lines(str(where / module)) or ())
+
+
+def run_one(mutant: Mutant, where: Path, command: str, timeout: float) -> tuple[str, str, str]:
+    """Apply ``mutant`` in the clone ``where``, run ``command``; (killed | survived | incompetent, before, after)."""
+    env = environment(where)
+    args = [COSMIC_RAY, "mutate-and-test", mutant.module, mutant.operator, str(mutant.occurrence), command]
+    worker = subprocess.Popen(args, cwd=where, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              start_new_session=True)  # its own group: a timeout stops the suite it started too
+    try:
+        stdout, _ = worker.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.communicate()
+        subprocess.run(["git", "-C", str(where), "checkout", "-q", "--", mutant.module], check=True)
+        return "killed (timeout)", mutant.before, mutant.after
+    result = json.loads(stdout.strip().splitlines()[-1])
+    removed = [line[1:] for line in result.get("diff", "").splitlines() if line.startswith("-") and
+               not line.startswith("---")]
+    added = [line[1:] for line in result.get("diff", "").splitlines() if line.startswith("+") and
+             not line.startswith("+++")]
+    return result["test_outcome"], " / ".join(s.strip() for s in removed), " / ".join(s.strip() for s in added)
+
+
+def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float) -> list[Mutant]:
+    module, backends = entry["path"], entry["backends"]
+    clones = [clone(work, n) for n in range(workers)]
+    reached = reached_lines(module, backends, clones[0])
+    mutants = enumerate_mutants(module, work)
+    for m in mutants:
+        if m.line not in reached and not m.fast:
+            m.fast = "unreached"
+    if "sample" in entry:  # drawn from the mutants to run; the unreached and equivalent are kept, and counted
+        live = [m for m in mutants if not m.fast]
+        if len(live) > entry["sample"]:
+            drawn = random.Random(f"{seed}:{module}").sample(live, entry["sample"])
+            mutants = sorted(drawn + [m for m in mutants if m.fast],
+                             key=lambda m: (m.line, m.operator, m.occurrence))
+    for budgets, field in ((FAST, "fast"), (FULL, "full")):
+        todo = [m for m in mutants if (m.fast == "" if field == "fast" else m.fast == "survived")]
+        command = suite_command(backends, budgets)
+
+        def job(i: int, m: Mutant, field: str = field, command: str = command) -> None:
+            start = time.monotonic()
+            outcome, m.before, m.after = run_one(m, clones[i % workers], command, timeout)
+            setattr(m, field, outcome)
+            m.seconds += time.monotonic() - start
+            print(f"{field} {module}:{m.line} {m.operator}#{m.occurrence}: {outcome} ({time.monotonic() - start:.0f}s)",
+                  flush=True)
+
+        # One mutant per clone at a time: each worker takes every workers-th mutant, in order.
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(lambda i, todo=todo: [job(i, m) for m in todo[i::workers]], range(workers)))
+    return mutants
+
+
+def equivalents() -> list[dict]:
+    path = HERE / "equivalent.toml"
+    return tomllib.loads(path.read_text()).get("equivalent", []) if path.exists() else []
+
+
+def is_equivalent(m: Mutant, known: list[dict]) -> str | None:
+    for e in known:
+        if (e["module"], e["operator"], e["before"], e["after"]) == (m.module, m.operator, m.before, m.after):
+            return str(e["reason"])
+    return None
+
+
+def report() -> str:
+    known = equivalents()
+    lines = ["# bench/mutation/run.py: per module, mutants killed, survived and equivalent (equivalent.toml)",
+             f"{'module':55s} {'mutants':>7s} {'unreached':>9s} {'killed':>6s} {'surv.':>5s} {'equiv.':>6s} "
+             f"{'score':>6s}"]
+    for path in sorted(RESULTS.glob("*.json")):
+        data = json.loads(path.read_text())
+        mutants = [Mutant(**m) for m in data["mutants"]]
+        killed = sum(m.outcome.startswith("killed") for m in mutants)
+        equivalent = [m for m in mutants if m.outcome.startswith("equivalent") or
+                      (m.outcome == "survived" and is_equivalent(m, known))]
+        survived = [m for m in mutants if m.outcome == "survived" and not is_equivalent(m, known)]
+        judged = killed + len(survived)
+        score = f"{killed / judged:.1%}" if judged else "-"
+        unreached = sum(m.outcome == "unreached" for m in mutants)
+        lines.append(f"{data['module']:55s} {len(mutants):7d} {unreached:9d} {killed:6d} {len(survived):5d} "
+                     f"{len(equivalent):6d} {score:>6s}   ({data['commit'][:10]}, {data['date']})")
+        lines += [f"    survived line {m.line} {m.operator}: {m.before!r} -> {m.after!r}" for m in survived]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", type=int, action="append", default=[])
+    parser.add_argument("--module", action="append", default=[])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per mutant and pass")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/filterproof-mutation"))
+    parser.add_argument("--report", action="store_true", help="only rewrite summary.txt from the results")
+    args = parser.parse_args()
+    plan = tomllib.loads((HERE / "plan.toml").read_text())
+    chosen = [e for e in plan["module"] if e["part"] in args.part or e["path"] in args.module]
+    if not args.report and not chosen:
+        parser.error("no module chosen: --part N or --module PATH (plan.toml lists them)")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    for entry in [] if args.report else chosen:
+        mutants = run_module(entry, plan["seed"], args.workers, args.work, args.timeout)
+        out = RESULTS / (entry["path"].removeprefix("src/filterproof/").replace("/", "__") + ".json")
+        out.write_text(json.dumps({"module": entry["path"], "backends": entry["backends"], "commit": commit,
+                                   "date": time.strftime("%Y-%m-%d"), "mutants": [asdict(m) for m in mutants]},
+                                  indent=1) + "\n")
+    (RESULTS / "summary.txt").write_text(report())
+    print(report())
+
+
+if __name__ == "__main__":
+    main()
