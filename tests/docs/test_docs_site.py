@@ -123,3 +123,26 @@ def test_the_matrix_page_shows_the_measured_matrix() -> None:
     spec.loader.exec_module(module)
     assert module.block(module.measured()) in module.PAGE.read_text(), "run scripts/readme_matrix.py"
     assert json.loads((ROOT / "bench" / "results" / "matrix.json").read_text())["cells"]
+
+
+REPO_PATH = re.compile(r"(?<![\w/.-])((?:tests|src|bench|scripts|examples|fixtures)/[\w./-]*\w)")
+ELSEWHERE = {"tests/test_conformance.py", "src/filterproof_mystore/adapter.py",
+             "src/filterproof_mystore/fuzz_target.py", "fixtures/x.json"}
+"""Named in the docs but not in this repository: what ``filterproof new-adapter`` writes in the user's project, and
+a user's own fixture in an example."""
+
+
+def test_repository_paths_named_in_the_docs_exist() -> None:
+    """Every ``tests/...``, ``src/...``, ``bench/...`` path the README, the docs and the development guide name
+    is in the repository (the tests moved into layer folders once; a page kept naming the old places)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    missing = sorted({f"{page.relative_to(ROOT)}: {path}" for page in pages
+                      for path in REPO_PATH.findall(page.read_text()) if path not in ELSEWHERE and not exists(path)})
+    assert not missing, "\n".join(missing)
+
+
+def exists(path: str) -> bool:
+    """A file or folder, a test's node id (``FILE::name``), or the start of names that exist, written ending in
+    ``_`` (``test_fuzz_*``, ``freshness_{threads,processes}``)."""
+    target = ROOT / path.split("::")[0]
+    return target.exists() or (path.endswith("_") and any(target.parent.glob(target.name + "*")))
