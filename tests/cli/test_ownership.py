@@ -346,7 +346,7 @@ def test_clean_says_in_one_line_when_there_is_nothing_to_look_at(monkeypatch: py
 
 def suite(spec: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "filterproof.conformance", "-p",
-                           "no:cacheprovider", "-q", "-x", "--backend", spec, "--conformance-examples", "20",
+                           "no:cacheprovider", "-q", "-x", "--backend", spec, "--conformance-examples", "8",
                            "--conformance-scale", "0"], capture_output=True, text=True, cwd=cwd, timeout=900,
                           env={**os.environ, **env})
 

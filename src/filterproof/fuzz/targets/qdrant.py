@@ -13,6 +13,7 @@ the same two coordinates padded with zeros to ``OPTIMIZED_DIM`` (one document is
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -85,8 +86,10 @@ class QdrantLocal(QdrantTarget):
             self.client.create_collection(name, vectors_config=models.VectorParams(size=2,
                                                                                    distance=models.Distance.COSINE))
             self.client.upsert(name, [models.PointStruct(id=i, vector=v, payload=p) for i, v, p in points(docs)])
-        for field in BY_NAME.values():  # local mode ignores payload indexes: what they must not change
-            self.client.create_payload_index("indexed", field.name, INDEXES[field.kind])
+        with warnings.catch_warnings():  # qdrant-client warns that local mode ignores them: deliberate here
+            warnings.filterwarnings("ignore", "Payload indexes have no effect in the local Qdrant", UserWarning)
+            for field in BY_NAME.values():  # local mode ignores payload indexes: what they must not change
+                self.client.create_payload_index("indexed", field.name, INDEXES[field.kind])
 
     def ask(self, source: str, via: str = "search", indexed: bool = False) -> set[str]:
         native, name, n = self.native(source), "indexed" if indexed else "plain", max(len(self.ids), 1)
