@@ -8,6 +8,7 @@ A page asks for generated content with a marker on a line of its own::
     <!-- generated: defects -->                  the seeded defects, from filterproof.conformance.defects
     <!-- generated: backends -->                 the built-in backends, from the stores' descriptors
     <!-- generated: docstring MODULE -->         a module's docstring (the adapter contract)
+    <!-- generated: mutation -->                 the mutation run's summary, bench/results/mutation/summary.txt
 
 The markers stay invisible on GitHub (an HTML comment); the site shows what the code
 says at build time. ``bench/results/arecall_vs_selectivity.png`` is added to the site
@@ -185,6 +186,8 @@ def render(what: str, arg: str | None, page: str = "index.md") -> str:
         return defects_table()
     if what == "docstring" and arg:
         return module_docstring(arg)
+    if what == "mutation":
+        return mutation_summary()
     raise ValueError(f"unknown generated block {what!r} {arg or ''}".strip())
 
 
@@ -227,6 +230,12 @@ def on_files(files: Any, config: Any) -> Any:
     for uri, source in FIGURES.items():
         files.append(File.generated(config, uri, abs_src_path=str(ROOT / source)))
     return files
+
+
+def mutation_summary() -> str:
+    """The committed mutation run's summary (``bench/mutation/run.py`` writes it), as it is."""
+    summary = (ROOT / "bench" / "results" / "mutation" / "summary.txt").read_text()
+    return f"```text\n{summary.rstrip()}\n```\n"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
