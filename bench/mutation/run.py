@@ -103,13 +103,11 @@ def signature_annotations(path: Path) -> list[tuple[tuple[int, int], tuple[int, 
     return spans
 
 
-def clone(work: Path, n: int) -> Path:
-    """A clone of the committed tree for worker ``n`` (made once, reset to HEAD before each run)."""
+def clone(work: Path, n: int, head: str) -> Path:
+    """A clone of the committed tree for worker ``n`` (made once, reset to ``head`` before each module)."""
     path = work / f"worker-{n}"
     if not path.exists():
         subprocess.run(["git", "clone", "-q", "--shared", str(ROOT), str(path)], check=True)
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True,
-                          text=True).stdout.strip()
     subprocess.run(["git", "-C", str(path), "fetch", "-q", str(ROOT), head], check=True)
     subprocess.run(["git", "-C", str(path), "checkout", "-q", "-f", head], check=True)
     return path
@@ -173,9 +171,9 @@ def run_one(mutant: Mutant, where: Path, command: str, timeout: float) -> tuple[
     return result["test_outcome"], " / ".join(s.strip() for s in removed), " / ".join(s.strip() for s in added)
 
 
-def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float) -> list[Mutant]:
+def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float, head: str) -> list[Mutant]:
     module, backends = entry["path"], entry["backends"]
-    clones = [clone(work, n) for n in range(workers)]
+    clones = [clone(work, n, head) for n in range(workers)]  # the commit the results name, whatever HEAD is now
     reached = reached_lines(module, backends, clones[0])
     mutants = enumerate_mutants(module, work)
     for m in mutants:
@@ -255,7 +253,7 @@ def main() -> None:
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True,
                             text=True).stdout.strip()
     for entry in [] if args.report else chosen:
-        mutants = run_module(entry, plan["seed"], args.workers, args.work, args.timeout)
+        mutants = run_module(entry, plan["seed"], args.workers, args.work, args.timeout, commit)
         out = RESULTS / (entry["path"].removeprefix("src/filterproof/").replace("/", "__") + ".json")
         out.write_text(json.dumps({"module": entry["path"], "backends": entry["backends"], "commit": commit,
                                    "date": time.strftime("%Y-%m-%d"), "mutants": [asdict(m) for m in mutants]},

@@ -89,6 +89,11 @@ def schema(dim: int, metadata: dict[bytes, bytes] | None = None) -> pa.Schema:
     ], metadata=metadata)
 
 
+def ids_in(ids: Sequence[str]) -> str:
+    """The filter selecting the rows of ``ids`` (as stored: escaped)."""
+    return f"id IN ({', '.join(lw.literal(i) for i in ids)})"
+
+
 def connect(root: Path, options: LanceDBOptions) -> Any:
     interval = options.read_consistency_s
     return lancedb.connect(str(root), read_consistency_interval=None if interval is None else timedelta(
@@ -181,7 +186,7 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         unique = list(dict.fromkeys(ids))
         for start in range(0, len(unique), DELETE_BATCH):
             chunk = unique[start:start + DELETE_BATCH]
-            self.table.delete(f"id IN ({', '.join(lw.literal(i) for i in chunk)})")
+            self.table.delete(ids_in(chunk))
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Rewrite the row with its stored vector and the new metadata; an unknown id is ignored."""
@@ -203,7 +208,7 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         found: dict[str, np.ndarray] = {}
         for start in range(0, len(ids), DELETE_BATCH):
             chunk = ids[start:start + DELETE_BATCH]
-            rows = (self.table.search().where(f"id IN ({', '.join(lw.literal(i) for i in chunk)})")
+            rows = (self.table.search().where(ids_in(chunk))
                     .select(["id", "vector"]).limit(len(chunk)).to_arrow())
             vectors = rows.column("vector").combine_chunks().flatten().to_numpy().reshape(-1, self._dim)
             found.update(zip(rows.column("id").to_pylist(), vectors.astype(np.float32), strict=True))

@@ -17,13 +17,11 @@ from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import PolicyFilter, Principal
 
 DOC = "huge"
-GROUPS = 10_000
-"""Past Chroma's 5,461 list values in one record (``checks.sizes.HUGE_GROUPS``)."""
 
 
-def refusal_failures(adapter: Adapter) -> list[str]:
-    """What goes wrong as one document moves past the limits and back, step by step (the first few)."""
-    huge = [f"huge-{n:05d}" for n in range(GROUPS)]
+def refusal_failures(adapter: Adapter, huge: list[str]) -> list[str]:
+    """What goes wrong as one document moves past the limits and back, step by step: past them means in the
+    groups ``huge`` (the sizes family's document in ``HUGE_GROUPS``, past Chroma's 5,461 list values)."""
     past, within = sc.meta(logical_id=DOC, groups=huge), sc.meta(logical_id=DOC, groups=["fits"])
     try:
         s = sc.Scenario.build(adapter, {"before": sc.meta(logical_id="before"), DOC: past})
@@ -38,13 +36,13 @@ def refusal_failures(adapter: Adapter) -> list[str]:
         ("an upsert put it past them again", lambda: s.publish(DOC, past)),
         ("it was deleted", lambda: s.delete(DOC)),
     ]
-    failures = step_failures(s, "written in 10,000 groups", principals)
+    failures = step_failures(s, "written in 10,000 groups", principals, len(huge))
     for label, step in steps:
         try:
             step()
         except Exception as error:
             return [*failures, raised(label, error)]
-        failures += step_failures(s, label, principals)
+        failures += step_failures(s, label, principals, len(huge))
     return failures
 
 
@@ -53,10 +51,12 @@ def raised(label: str, error: Exception) -> str:
             f"a store that cannot hold a document refuses it before the write and reports it (not_indexable)")
 
 
-def step_failures(s: sc.Scenario, label: str, principals: list[Principal]) -> list[str]:
+def step_failures(s: sc.Scenario, label: str, principals: list[Principal], past: int) -> list[str]:
+    """After one step: refusals only of the document while stored past the limits (``past`` groups), never of a
+    returned one; each principal's answer the policy's, less what is refused."""
     where = f"[a refused document's lifecycle] after {label}"
     refused = not_indexable(s.adapter)
-    fits = DOC in s.docs and len(s.docs[DOC]["groups"]) < GROUPS
+    fits = DOC in s.docs and len(s.docs[DOC]["groups"]) < past
     wrong = {i for i in refused if i != DOC or fits or DOC not in s.docs}
     failures = [f"{where}: not_indexable() names {sorted(wrong)}, which "
                 f"{'is deleted' if DOC not in s.docs else 'is within every limit'} (a stale refusal: the run no "

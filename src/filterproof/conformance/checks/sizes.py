@@ -119,11 +119,16 @@ class SizeWorld:
         return ", ".join(f"{sc.shown(i)} ({self.what[i]})" if i in self.what else sc.shown(i) for i in ids)
 
 
+def huge_groups() -> list[str]:
+    """The groups of the document in ``HUGE_GROUPS``: past Chroma's 5,461 list values in one record."""
+    return [f"huge-{n:05d}" for n in range(HUGE_GROUPS)]
+
+
 def groups_world() -> SizeWorld:
     """A document in ``HELD_GROUPS`` groups and one in ``HUGE_GROUPS``, between two ordinary documents written
     before and after them."""
     held = [f"held-{n:05d}" for n in range(HELD_GROUPS)]
-    huge = [f"huge-{n:05d}" for n in range(HUGE_GROUPS)]
+    huge = huge_groups()
     asked = [held[n] for n in (0, 1023, 1024, 2047, 2048, HELD_GROUPS - 1)] + [huge[n] for n in (0, 5461, 9999)]
     batches = [{"before": sc.meta(logical_id="before")}, {"held": sc.meta(logical_id="held", groups=held)},
                {"huge": sc.meta(logical_id="huge", groups=huge)}, {"after": sc.meta(logical_id="after")}]
@@ -178,7 +183,7 @@ def size_failures(adapter: Adapter) -> list[str]:
     a refused document's lifecycle."""
     return big_principal_world().failures(adapter) + [
         line for world in (groups_world(), long_identities_world(), long_map_world())
-        for line in world.failures(adapter)] + refusal_failures(adapter)
+        for line in world.failures(adapter)] + refusal_failures(adapter, huge_groups())
 
 
 class SizeChecks:
