@@ -10,16 +10,18 @@ of the committed tree (``--work``, one per ``--workers``), so the checkout is ne
 runs the suite with ``PYTHONPATH`` at the clone's ``src``: the mutated module is the one imported.
 A mutant is killed when ``pytest --pyargs filterproof.conformance --backend NAME`` fails for one of
 the module's backends (plan.toml), first at small budgets and stopping at the first failure (the
-fast pass), then, for the survivors only, at the default budgets (the full pass). A mutant that
-runs past ``--timeout`` is killed (an endless loop is noticed). Results, one JSON file per module,
-go to ``bench/results/mutation/``; a surviving mutant listed in ``equivalent.toml`` (with the
-reason it changes nothing the policy can see) counts as equivalent, not survived.
+fast pass), then, for the survivors not listed in ``equivalent.toml``, at the default budgets (the
+full pass). A mutant that runs past ``--timeout`` is killed (an endless loop is noticed). Results,
+one JSON file per module, go to ``bench/results/mutation/``, written after every mutant: a stopped
+run of an unchanged module resumes where it stopped. A surviving mutant listed in ``equivalent.toml``
+(with the reason it changes nothing the policy can see) counts as equivalent, not survived.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import os
 import random
@@ -27,6 +29,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
@@ -171,11 +174,38 @@ def run_one(mutant: Mutant, where: Path, command: str, timeout: float) -> tuple[
     return result["test_outcome"], " / ".join(s.strip() for s in removed), " / ".join(s.strip() for s in added)
 
 
+def result_path(module: str) -> Path:
+    return RESULTS / (module.removeprefix("src/filterproof/").replace("/", "__") + ".json")
+
+
+def source_digest(module: str, where: Path) -> str:
+    return hashlib.sha256((where / module).read_bytes()).hexdigest()[:16]
+
+
+def save(entry: dict, mutants: list[Mutant], head: str, digest: str, complete: bool) -> None:
+    """The module's results so far (``complete`` false while it runs: a stopped run resumes from them)."""
+    result_path(entry["path"]).write_text(json.dumps(
+        {"module": entry["path"], "backends": entry["backends"], "commit": head, "source": digest,
+         "date": time.strftime("%Y-%m-%d"), "complete": complete, "mutants": [asdict(m) for m in mutants]},
+        indent=1) + "\n")
+
+
+def resumed(entry: dict, digest: str) -> dict[tuple[str, int, int], Mutant]:
+    """The mutants an unfinished run of the same source and backends decided (none when it finished or differs)."""
+    path = result_path(entry["path"])
+    data = json.loads(path.read_text()) if path.exists() else {}
+    if data.get("complete", True) or data.get("source") != digest or data.get("backends") != entry["backends"]:
+        return {}
+    return {(m["operator"], m["occurrence"], m["line"]): Mutant(**m) for m in data["mutants"] if m["fast"]}
+
+
 def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float, head: str) -> list[Mutant]:
     module, backends = entry["path"], entry["backends"]
     clones = [clone(work, n, head) for n in range(workers)]  # the commit the results name, whatever HEAD is now
+    digest = source_digest(module, clones[0])
+    done = resumed(entry, digest)
     reached = reached_lines(module, backends, clones[0])
-    mutants = enumerate_mutants(module, work)
+    mutants = [done.get((m.operator, m.occurrence, m.line), m) for m in enumerate_mutants(module, work)]
     for m in mutants:
         if m.line not in reached and not m.fast:
             m.fast = "unreached"
@@ -185,8 +215,11 @@ def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float,
             drawn = random.Random(f"{seed}:{module}").sample(live, entry["sample"])
             mutants = sorted(drawn + [m for m in mutants if m.fast],
                              key=lambda m: (m.line, m.operator, m.occurrence))
+    known, lock = equivalents(), threading.Lock()
     for budgets, field in ((FAST, "fast"), (FULL, "full")):
-        todo = [m for m in mutants if (m.fast == "" if field == "fast" else m.fast == "survived")]
+        # The full pass skips a survivor already shown equivalent (its reason says why no budget could tell).
+        todo = [m for m in mutants if (m.fast == "" if field == "fast" else
+                                       m.fast == "survived" and not m.full and not is_equivalent(m, known))]
         command = suite_command(backends, budgets)
 
         def job(i: int, m: Mutant, field: str = field, command: str = command) -> None:
@@ -194,12 +227,15 @@ def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float,
             outcome, m.before, m.after = run_one(m, clones[i % workers], command, timeout)
             setattr(m, field, outcome)
             m.seconds += time.monotonic() - start
+            with lock:
+                save(entry, mutants, head, digest, complete=False)
             print(f"{field} {module}:{m.line} {m.operator}#{m.occurrence}: {outcome} ({time.monotonic() - start:.0f}s)",
                   flush=True)
 
         # One mutant per clone at a time: each worker takes every workers-th mutant, in order.
         with ThreadPoolExecutor(workers) as pool:
             list(pool.map(lambda i, todo=todo: [job(i, m) for m in todo[i::workers]], range(workers)))
+    save(entry, mutants, head, digest, complete=True)
     return mutants
 
 
@@ -227,11 +263,15 @@ def report() -> str:
         equivalent = [m for m in mutants if m.outcome.startswith("equivalent") or
                       (m.outcome == "survived" and is_equivalent(m, known))]
         survived = [m for m in mutants if m.outcome == "survived" and not is_equivalent(m, known)]
+        pending = sum(m.fast == "" or (m.fast == "survived" and not m.full and not is_equivalent(m, known))
+                      for m in mutants)
+        survived = [m for m in survived if m.full or not pending]
         judged = killed + len(survived)
         score = f"{killed / judged:.1%}" if judged else "-"
         unreached = sum(m.outcome == "unreached" for m in mutants)
         lines.append(f"{data['module']:55s} {len(mutants):7d} {unreached:9d} {killed:6d} {len(survived):5d} "
-                     f"{len(equivalent):6d} {score:>6s}   ({data['commit'][:10]}, {data['date']})")
+                     f"{len(equivalent):6d} {score:>6s}   ({data['commit'][:10]}, {data['date']})"
+                     + ("" if data.get("complete", True) else f"   unfinished: {pending} to run"))
         lines += [f"    survived line {m.line} {m.operator}: {m.before!r} -> {m.after!r}" for m in survived]
     return "\n".join(lines) + "\n"
 
@@ -253,11 +293,7 @@ def main() -> None:
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True,
                             text=True).stdout.strip()
     for entry in [] if args.report else chosen:
-        mutants = run_module(entry, plan["seed"], args.workers, args.work, args.timeout, commit)
-        out = RESULTS / (entry["path"].removeprefix("src/filterproof/").replace("/", "__") + ".json")
-        out.write_text(json.dumps({"module": entry["path"], "backends": entry["backends"], "commit": commit,
-                                   "date": time.strftime("%Y-%m-%d"), "mutants": [asdict(m) for m in mutants]},
-                                  indent=1) + "\n")
+        run_module(entry, plan["seed"], args.workers, args.work, args.timeout, commit)
     (RESULTS / "summary.txt").write_text(report())
     print(report())
 
