@@ -125,6 +125,8 @@ POINTERS = [
     ("GroupBitmask", "identity_twins", "test_identity_twins?group?",
      "[group many values, every key in the map] tenant 'acme' groups ('g064',) as of 2026-09-08: eligible but "
      "NOT returned (missing): g64: "),
+    ("AbsentTenantAsEmpty", "absent_is_not", "test_absent_is_not_a_value?tenant?",
+     f"[tenant absent, every key in the map] tenant '' groups ('engineering',) as of 2026-09-08: {LEAK}: t-absent: "),
     # The sizes.
     ("CapsPrincipalGroups", "test_sizes", "test_sizes",
      "[group a principal in thousands, every key in the map] tenant 'acme' groups (2000 groups: 'dir-0000', "
@@ -173,8 +175,12 @@ POINTERS = [
     ("RaisesOnUnknownDelete", "unknown_id", "test_deleting_an_unknown_id_is_ignored", "KeyError"),
     ("ResetKeepsGroupRows", "reset_forgets", "test_reset_forgets_every_field_of_what_it_dropped",
      f"a principal of 'restricted' only, after reset: {LEAK}: new0: "),
+    ("BatchDropsEmptyAnswers", "interleaved", "test_batched_queries_of_interleaved_principals",
+        "65 answers to a batch of 69 queries, of which 4 match nothing (at [32, 33, 34, 68])"),
     ("DotProductScores", "cosine_for_vectors", "test_scores_are_cosine_for_vectors_of_any_length",
      "ranked [Hit(id='long'"),
+    ("NanCosineFirst", "degenerate", "test_degenerate_vectors_neither_lead_nor_leak",
+     "K=1 filtered: zero scored nan (a cosine is a finite number in [-1, 1]); ranked [('zero', nan)]"),
     ("BatchUsesFirstFilter", "interleaved", "test_batched_queries_of_interleaved_principals",
      "query 1 of the batch (tenant 'beta' groups ('engineering',) as of 2026-09-07): "),
     ("BatchMasksWithoutDate", "interleaved", "test_batched_queries_of_interleaved_principals",

@@ -42,6 +42,7 @@ from filterproof.conformance.checks.placement import PlacementChecks
 from filterproof.conformance.checks.scale_tier import ScaleChecks
 from filterproof.conformance.checks.sizes import SizeChecks
 from filterproof.conformance.checks.twin_checks import TwinChecks
+from filterproof.conformance.checks.vectors import VectorChecks
 
 
 class AdapterFixtures:
@@ -66,6 +67,6 @@ class AdapterFixtures:
 
 
 class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, PlacementChecks, GeneratedChecks, LifecycleChecks,
-                              ContractChecks, FixtureChecks, SizeChecks, TwinChecks, IdentityChecks, DateChecks,
-                              AdapterFixtures):
+                              VectorChecks, ContractChecks, FixtureChecks, SizeChecks, TwinChecks, IdentityChecks,
+                              DateChecks, AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -198,5 +199,7 @@ class BridgeAdapter(AdapterBase):
                 if doc_id not in self._vectors:  # deleted, or never added: say so rather than guess a score
                     raise AdapterError(f"{self.name} returned {doc_id!r}, which is not in the index")
                 score = float(unit(self._vectors[doc_id]) @ q)
+            elif math.isnan(score) and (not q.any() or (doc_id in self._vectors and not self._vectors[doc_id].any())):
+                score = 0.0  # pgvector's cosine of a zero vector is 0/0, passed on by both frameworks; ours is 0
             hits.append(Hit(doc_id, float(score)))
         return hits

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import numpy as np
 import pytest
@@ -197,31 +197,18 @@ class ContractChecks:
         remaining = sorted(found_ids(mutable, None))
         assert remaining == ["a1", "c1"], f"after deleting ['ghost', 'b1', 'phantom']: {remaining}"
 
-    def test_scores_are_cosine_for_vectors_of_any_length(self, adapter: Adapter) -> None:
-        """Stored and query vectors that are not unit length are scored by cosine, and ranked by it.
-
-        If this fails: the store ranks by dot product (or by L2) on vectors it did not
-        normalise. Use the store's cosine space, or normalise vectors before storing them
-        and the query before asking.
-        """
-        adapter.reset(3)
-        long, short = vec(10, 0, 0), vec(0.5, 0.5, 0.05)
-        adapter.upsert([Record("long", long, sc.meta(logical_id="l")), Record("short", short, sc.meta(logical_id="s"))])
-        query = vec(2, 2, 0)
-        hits = adapter.search(query, 2, None)
-        cosine = {i: float(v @ query / np.linalg.norm(v) / np.linalg.norm(query)) for i, v in (("long", long),
-                                                                                                ("short", short))}
-        assert [h.id for h in hits] == ["short", "long"], f"ranked {hits}; cosines {cosine}"
-        for hit in hits:
-            assert hit.score == pytest.approx(cosine[hit.id], abs=1e-3), f"{hit.id}: score {hit.score}, cosine {cosine}"
-
     def test_batched_queries_of_interleaved_principals(self, native: Adapter) -> None:
         """A batch of 64 queries mixing principals and days (the day before, of and after documents start and
-        expire), in interleaved order, answers each under its own filter.
+        expire), in interleaved order, answers each under its own filter; among them queries whose answer is
+        empty (a tenant with no documents, a day before every document) first, last and in a run, and one
+        unfiltered; then batches of empty answers only.
 
         If this fails: the batch applied one query's filter (often the first) to all, grouped
         queries by filter and returned the groups' answers in the wrong order, or shared a
         filter between queries that differ in a field the grouping key left out (the day).
+        Fewer answers than queries: the batch left out the queries that matched nothing (a
+        result set grouped by query number has no row for them), and every later answer moved
+        onto an earlier query, another principal's. Return one list per query, empty or not.
         """
         docs = {"acme-eng": sc.meta(logical_id="a"), "acme-fin": sc.meta(logical_id="b", groups=["finance"]),
                 "beta-eng": sc.meta(tenant="beta", logical_id="a"), "zeta-ops": sc.meta(tenant="zeta", groups=["ops"]),
@@ -235,10 +222,19 @@ class ContractChecks:
         order = [0, 1, 0, 2, 3, 1, 2, 0]
         wheres: list[PolicyFilter | None] = [PolicyFilter(principals[order[n % len(order)]], days[(n // 3) % 3], active)
                                              for n in range(BATCH)]
+        nobody, before = PolicyFilter(sc.principal("nobody"), sc.AS_OF, active), PolicyFilter(
+            principals[0], date.fromisoformat(sc.meta()["valid_from"]) - timedelta(days=1), active)
         wheres.insert(3, None)
-        answers = search_many(native, np.stack([s.query] * len(wheres)), len(docs) + 1, wheres)
-        for position, (where, hits) in enumerate(zip(wheres, answers, strict=True)):
-            got = {h.id for h in hits}
-            want = set(docs) if where is None else s.policy_ids(where)
-            label = "no filter" if where is None else sc.asked(where)
-            assert got == want, f"query {position} of the batch ({label}): {sc.mismatch(got, want, docs)}"
+        wheres[len(wheres) // 2:len(wheres) // 2] = [before, nobody, before]  # empty answers in a run, and last
+        wheres.append(nobody)
+        for batch in (wheres, [nobody, wheres[0], before], [nobody, before, nobody], [before]):  # and first
+            answers = search_many(native, np.stack([s.query] * len(batch)), len(docs) + 1, batch)
+            empty = [n for n, w in enumerate(batch) if w is not None and not s.policy_ids(w)]
+            assert len(answers) == len(batch), (
+                f"{len(answers)} answers to a batch of {len(batch)} queries, of which {len(empty)} match nothing "
+                f"(at {empty}); the first answers: {[[h.id for h in hits] for hits in answers[:4]]}")
+            for position, (where, hits) in enumerate(zip(batch, answers, strict=True)):
+                got = {h.id for h in hits}
+                want = set(docs) if where is None else s.policy_ids(where)
+                label = "no filter" if where is None else sc.asked(where)
+                assert got == want, f"query {position} of the batch ({label}): {sc.mismatch(got, want, docs)}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from filterproof.adapters.base import Adapter
+from filterproof.conformance.worlds import absent
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.conformance.worlds.twin_worlds import date_world, identity_worlds, revision_world
 
@@ -51,6 +52,23 @@ class TwinChecks:
         """
         failures = [line for world in identity_worlds(name) for line in world.failures(native)]
         assert not failures, report(failures, f"the {name} twins")
+
+    @pytest.mark.parametrize("name", absent.FIELDS)
+    def test_absent_is_not_a_value(self, native: Adapter, name: str) -> None:
+        """A field left out or null beside the values stores write in its place: ``''``, ``'None'`` and
+        ``'null'`` for a tenant, a logical id, a status or a group; 0, -1 and 1 for a revision; day 0,
+        0001-01-01 and the day asked for a start; ``''`` and day 0 for an end. Each asked by the principal,
+        map or day that admits the value: an absent required field is malformed and fails closed.
+
+        If this fails: the message names the document and what its field is. A document without
+        the field (or null) returned: the store, a driver or a schema wrote the absence as a
+        value (``None`` as ``''`` or ``'None'``, a ``NOT NULL DEFAULT``, a date codec's day 0),
+        and the principal holding that value reads it; judge the document malformed before
+        encoding it, and write the absence as a marker no principal can hold. The empty end
+        ``''`` returned: an empty ``valid_until`` was read as open-ended (it is malformed).
+        """
+        failures = absent.absent_world(name).failures(native)
+        assert not failures, report(failures, f"an absent {name}")
 
     def test_revision_twins(self, native: Adapter) -> None:
         """Revisions that collide in 32-bit integers (wrap, sign, saturation), in float64 (beyond 2^53, at the

@@ -342,3 +342,13 @@ class CapsPrincipalGroups(RowPredicate):
     def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
         asked = Principal(where.principal.tenant, where.principal.groups[:self.CAP])
         return is_eligible(meta, PolicyFilter(asked, where.as_of, where.active))
+
+
+class AbsentTenantAsEmpty(RowPredicate):
+    """Writes a missing or null tenant as ``''`` (a driver's ``None`` becomes the empty string, then the
+    document passes as well formed): a principal whose tenant is ``''`` reads the malformed document."""
+
+    name = "defect-absent-tenant-as-empty"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        return is_eligible({**meta, "tenant": "" if meta.get("tenant") is None else meta["tenant"]}, where)

@@ -90,6 +90,25 @@ class DotProductScores(ReferenceAdapter):
         return stacked @ np.asarray(vector, dtype=np.float32)
 
 
+class NanCosineFirst(ReferenceAdapter):
+    """Divides by the norms without a guard: a zero vector's cosine is 0/0 = NaN, and the sort (greatest
+    first, with NaN compared as greater) puts it ahead of every document."""
+
+    name = "defect-nan-cosine-first"
+
+    def scores(self, vector: np.ndarray) -> np.ndarray:
+        stacked = np.vstack(self._vectors) if self._vectors else np.zeros((0, self._dim), np.float32)
+        query = np.asarray(vector, dtype=np.float32)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (stacked @ query) / (np.linalg.norm(stacked, axis=1) * np.linalg.norm(query))
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        scores = self.scores(vector)
+        rows = np.flatnonzero(self.mask(where)) if where is not None else np.arange(len(scores))
+        ranked = sorted(rows, key=lambda r: (not np.isnan(scores[r]), -np.nan_to_num(scores[r])))
+        return [Hit(self._ids[r], float(scores[r])) for r in ranked[:max(k, 0)]]
+
+
 class BatchUsesFirstFilter(ReferenceAdapter):
     """``search_batch`` applies the first query's filter to every query of the batch."""
 
@@ -97,6 +116,17 @@ class BatchUsesFirstFilter(ReferenceAdapter):
 
     def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
         return [self.search(vector, k, wheres[0]) for vector in vectors]
+
+
+class BatchDropsEmptyAnswers(ReferenceAdapter):
+    """``search_batch`` leaves out the queries that matched nothing (the answers of a result set grouped by
+    query number have no row for them): every later answer moves onto an earlier query."""
+
+    name = "defect-batch-drops-empty-answers"
+
+    def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
+        answers = [self.search(vector, k, where) for vector, where in zip(vectors, wheres, strict=True)]
+        return [hits for hits in answers if hits]
 
 
 class FlagOptions(ReferenceOptions):
