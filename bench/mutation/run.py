@@ -190,34 +190,41 @@ def save(entry: dict, mutants: list[Mutant], head: str, digest: str, complete: b
         indent=1) + "\n")
 
 
-def resumed(entry: dict, digest: str) -> dict[tuple[str, int, int], Mutant]:
-    """The mutants an unfinished run of the same source and backends decided (none when it finished or differs)."""
+def resumed(entry: dict, digest: str) -> list[Mutant]:
+    """The mutants of an unfinished run of the same source and backends, decided or not (already drawn and told
+    reached or not); none when the last run finished or ran other code."""
     path = result_path(entry["path"])
     data = json.loads(path.read_text()) if path.exists() else {}
     if data.get("complete", True) or data.get("source") != digest or data.get("backends") != entry["backends"]:
-        return {}
-    return {(m["operator"], m["occurrence"], m["line"]): Mutant(**m) for m in data["mutants"] if m["fast"]}
+        return []
+    return [Mutant(**m) for m in data["mutants"]]
+
+
+def drawn_mutants(entry: dict, seed: int, where: Path, work: Path) -> list[Mutant]:
+    """The module's mutants, those on lines the unmutated suite never runs marked unreached, and (``sample``)
+    a fixed random sample of the others, the unreached and equivalent kept beside it and counted."""
+    module = entry["path"]
+    reached = reached_lines(module, entry["backends"], where)
+    mutants = enumerate_mutants(module, work)
+    for m in mutants:
+        if m.line not in reached and not m.fast:
+            m.fast = "unreached"
+    live = [m for m in mutants if not m.fast]
+    if "sample" in entry and len(live) > entry["sample"]:
+        drawn = random.Random(f"{seed}:{module}").sample(live, entry["sample"])
+        mutants = sorted(drawn + [m for m in mutants if m.fast], key=lambda m: (m.line, m.operator, m.occurrence))
+    return mutants
 
 
 def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float, head: str) -> list[Mutant]:
     module, backends = entry["path"], entry["backends"]
     clones = [clone(work, n, head) for n in range(workers)]  # the commit the results name, whatever HEAD is now
     digest = source_digest(module, clones[0])
-    done = resumed(entry, digest)
-    reached = reached_lines(module, backends, clones[0])
-    mutants = [done.get((m.operator, m.occurrence, m.line), m) for m in enumerate_mutants(module, work)]
-    for m in mutants:
-        if m.line not in reached and not m.fast:
-            m.fast = "unreached"
-    if "sample" in entry:  # drawn from the mutants to run; the unreached and equivalent are kept, and counted
-        live = [m for m in mutants if not m.fast]
-        if len(live) > entry["sample"]:
-            drawn = random.Random(f"{seed}:{module}").sample(live, entry["sample"])
-            mutants = sorted(drawn + [m for m in mutants if m.fast],
-                             key=lambda m: (m.line, m.operator, m.occurrence))
-    known, lock = equivalents(), threading.Lock()
+    mutants = resumed(entry, digest) or drawn_mutants(entry, seed, clones[0], work)
+    lock = threading.Lock()
     for budgets, field in ((FAST, "fast"), (FULL, "full")):
-        # The full pass skips a survivor already shown equivalent (its reason says why no budget could tell).
+        # The full pass skips a survivor shown equivalent meanwhile (its reason says why no budget could tell).
+        known = equivalents()
         todo = [m for m in mutants if (m.fast == "" if field == "fast" else
                                        m.fast == "survived" and not m.full and not is_equivalent(m, known))]
         command = suite_command(backends, budgets)
