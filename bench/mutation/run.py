@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shlex
 import signal
 import subprocess
@@ -61,6 +62,8 @@ class Mutant:
     fast: str = ""
     full: str = ""
     seconds: float = 0.0
+    killer: str = ""
+    """The backend and the test that failed first (``chroma test_identity_twins[tenant]``), for a killed mutant."""
 
     @property
     def outcome(self) -> str:
@@ -153,8 +156,22 @@ def reached_lines(module: str, backends: list[str], where: Path) -> set[int]:
     return set(covered.lines(str(where / module)) or ())
 
 
-def run_one(mutant: Mutant, where: Path, command: str, timeout: float) -> tuple[str, str, str]:
-    """Apply ``mutant`` in the clone ``where``, run ``command``; (killed | survived | incompetent, before, after)."""
+def first_failure(output: str, backends: list[str]) -> str:
+    """The backend and test of the first ``FAILED`` line in the output of ``suite_command`` (its runs follow one
+    another; each ends with a summary line, so the failing run is the one after as many summaries)."""
+    runs = 0
+    for line in output.splitlines():
+        if line.startswith("FAILED "):
+            test = line.removeprefix("FAILED ").split(" - ")[0].split("::")[-1]
+            return f"{backends[min(runs, len(backends) - 1)]} {test}"
+        if re.match(r"^=* ?\d+ (passed|failed|skipped|error)", line):
+            runs += 1
+    return ""
+
+
+def run_one(mutant: Mutant, where: Path, command: str, timeout: float) -> tuple[str, str, str, str]:
+    """Apply ``mutant`` in the clone ``where``, run ``command``; (killed | survived | incompetent, before, after,
+    the raw output)."""
     env = environment(where)
     args = [COSMIC_RAY, "mutate-and-test", mutant.module, mutant.operator, str(mutant.occurrence), command]
     worker = subprocess.Popen(args, cwd=where, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -165,13 +182,14 @@ def run_one(mutant: Mutant, where: Path, command: str, timeout: float) -> tuple[
         os.killpg(worker.pid, signal.SIGKILL)
         worker.communicate()
         subprocess.run(["git", "-C", str(where), "checkout", "-q", "--", mutant.module], check=True)
-        return "killed (timeout)", mutant.before, mutant.after
+        return "killed (timeout)", mutant.before, mutant.after, ""
     result = json.loads(stdout.strip().splitlines()[-1])
     removed = [line[1:] for line in result.get("diff", "").splitlines() if line.startswith("-") and
                not line.startswith("---")]
     added = [line[1:] for line in result.get("diff", "").splitlines() if line.startswith("+") and
              not line.startswith("+++")]
-    return result["test_outcome"], " / ".join(s.strip() for s in removed), " / ".join(s.strip() for s in added)
+    return (result["test_outcome"], " / ".join(s.strip() for s in removed), " / ".join(s.strip() for s in added),
+            result.get("output") or "")
 
 
 def result_path(module: str) -> Path:
@@ -231,8 +249,9 @@ def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float,
 
         def job(i: int, m: Mutant, field: str = field, command: str = command) -> None:
             start = time.monotonic()
-            outcome, m.before, m.after = run_one(m, clones[i % workers], command, timeout)
+            outcome, m.before, m.after, output = run_one(m, clones[i % workers], command, timeout)
             setattr(m, field, outcome)
+            m.killer = first_failure(output, backends) if outcome == "killed" else m.killer
             m.seconds += time.monotonic() - start
             with lock:
                 save(entry, mutants, head, digest, complete=False)
