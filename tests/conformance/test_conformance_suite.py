@@ -112,7 +112,7 @@ POINTERS = [
      "[logical_id composite keys, only the logical ids holding the separator] tenant 'acme:x' groups "
      f"('engineering',) as of 2026-09-08: {LEAK}: c1b: "),
     ("FirstWriteWidth", "identity_twins", "test_identity_twins?tenant?",
-     "eligible but NOT returned (missing): t6: {'tenant': 'KIO\\u0308SK-STRASSE-FIN'"),
+     "eligible but NOT returned (missing): t6: {'tenant': 'KIO\\u0308SK-STRASSE-\U0001f600-FIN'"),
     ("StrptimeDates", "encodings", "test_date_boundaries_of_encodings",
      f"{LEAK}: x13-from: {{'tenant': 'acme', 'logical_id': 'x13-from', 'revision': 1, 'status': 'active', "
      "'groups': ['engineering'], 'valid_from': ' 2026-08-09'}"),
@@ -127,6 +127,9 @@ POINTERS = [
      "NOT returned (missing): g64: "),
     ("AbsentTenantAsEmpty", "absent_is_not", "test_absent_is_not_a_value?tenant?",
      f"[tenant absent, every key in the map] tenant '' groups ('engineering',) as of 2026-09-08: {LEAK}: t-absent: "),
+    ("UnterminatedHexEscapes", "identity_twins", "test_identity_twins?tenant?",
+     "[tenant astral, every key in the map] tenant 'Kio\\u0308sk-straße-\U0001f600-\\ufb01n' groups ('engineering',) "
+     f"as of 2026-09-08: {LEAK}: t4: "),
     # The sizes.
     ("CapsPrincipalGroups", "test_sizes", "test_sizes",
      "[group a principal in thousands, every key in the map] tenant 'acme' groups (2000 groups: 'dir-0000', "

@@ -9,7 +9,10 @@ stops at a NUL character, so ``"acme\\u0000evil"`` reads as ``'acme'``. So every
 clause checks the JSON type first, dates must survive ``date(value, '+0 days')``
 unchanged and lie in years 0001-9999 (as Python's ``date`` does), identity strings are
 checked for an escaped NUL in their JSON text, and groups must be a non-empty array of
-strings. Vectors are scored with numpy over the rows the filter admits.
+strings. ``json.dumps`` writes an emoji as the escaped surrogate pair ``\\ud83d\\ude00``, the
+same text as two lone surrogates (malformed), which ``json_extract`` decodes into the
+emoji: metadata is written with every valid character as itself, and an identity whose
+JSON text holds an escaped surrogate is malformed. Vectors are scored with numpy over the rows the filter admits.
 
 The database is a file (``sqlite_path``, or a temporary one removed by ``close()``), so
 that the store has a second client. A file given may be a company's own: the adapter writes
@@ -72,12 +75,28 @@ def no_nul(name: str) -> str:
     return rf"instr(replace(meta -> '$.{name}', '\\', ''), '\u0000') = 0"
 
 
+def no_surrogate(name: str) -> str:
+    """The field's JSON text holds no escaped surrogate (``\\ud83d``): ``stored_json`` writes every valid
+    character as itself, so an escaped surrogate is a lone one, and malformed, even where two of them make a pair
+    that ``json_extract`` decodes into an emoji."""
+    return rf"NOT (lower(replace(meta -> '$.{name}', '\\', '')) GLOB '*\ud[89abcdef]*')"
+
+
+def stored_json(metadata: Mapping[str, Any]) -> str:
+    """Metadata as JSON text with every valid character written as itself (``json.dumps``' default writes an emoji
+    as the surrogate pair ``\\ud83d\\ude00``, the same text as two lone surrogates, which are malformed) and
+    each lone surrogate escaped (it cannot be encoded as UTF-8)."""
+    return json.dumps(dict(metadata), ensure_ascii=False).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 POLICY_WHERE = f"""
     {text_field('tenant')} AND json_extract(meta, '$.tenant') = :tenant
     AND instr(json_extract(meta, '$.tenant'), '/') = 0
     AND {text_field('status')} AND json_extract(meta, '$.status') = 'active'
     AND {text_field('logical_id')}
     AND {no_nul('tenant')} AND {no_nul('status')} AND {no_nul('logical_id')} AND {no_nul('groups')}
+    AND {no_surrogate('tenant')} AND {no_surrogate('status')} AND {no_surrogate('logical_id')}
+    AND {no_surrogate('groups')}
     AND json_type(meta, '$.revision') = 'integer'
     AND EXISTS (SELECT 1 FROM active a WHERE a.tenant = json_extract(meta, '$.tenant')
                 AND a.logical_id = json_extract(meta, '$.logical_id')
@@ -133,7 +152,7 @@ class SqliteAdapter:
         for r in records:
             if np.shape(r.vector) != (self._dim,):
                 raise ValueError(f"{r.id}: vector of shape {np.shape(r.vector)}, the index takes ({self._dim},)")
-        rows = [(r.id, np.asarray(r.vector, dtype=np.float32).tobytes(), json.dumps(dict(r.metadata)))
+        rows = [(r.id, np.asarray(r.vector, dtype=np.float32).tobytes(), stored_json(r.metadata))
                 for r in records]
         # Replace in place, keeping the row's insertion sequence for tie order.
         self._db.executemany("INSERT INTO docs (id, vector, meta) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE "
@@ -145,7 +164,7 @@ class SqliteAdapter:
         self._db.commit()
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
-        self._db.execute("UPDATE docs SET meta = ? WHERE id = ?", (json.dumps(dict(metadata)), id))
+        self._db.execute("UPDATE docs SET meta = ? WHERE id = ?", (stored_json(metadata), id))
         self._db.commit()
 
     def _load_policy(self, where: PolicyFilter) -> None:

@@ -32,7 +32,8 @@ class TwinChecks:
     @pytest.mark.parametrize("name", ["tenant", "logical_id", "group", "status"])
     def test_identity_twins(self, native: Adapter, name: str) -> None:
         """Twins of a tenant, a logical id (the active map's key), a group or the status: other letter case,
-        accents, Unicode forms, whitespace, zero-width characters, prefixes, NUL, the empty string, collation
+        accents, Unicode forms, whitespace, zero-width characters, prefixes, NUL, an emoji's narrow or split forms
+        (a surrogate pair, UCS-2, a 3-byte UTF-8 cut, an unterminated hex escape), the empty string, collation
         pairs (ß/ss, ligatures, the Kelvin sign), strings whose 32-bit hashes collide; values spelled like a
         column name, a query word or a quote; keys joined with a separator; 300 distinct values of the field;
         a document in 40 groups (thousands: ``test_sizes``). Each is a different identity; none may stand for
@@ -43,8 +44,9 @@ class TwinChecks:
         accent-insensitive collation, a PAD SPACE comparison, a trimmed or normalised
         value (NFC/NFKC), a key looked up after normalising (a dict keyed by
         ``casefold()``, ``COLLATE NOCASE``), an empty string read as "no constraint".
-        A hash twin: the store keys identities by a hash and never compares the strings.
-        A name or a quote: a value was pasted into a query (bind parameters instead). A
+        An astral twin: a layer keeps text as UTF-16 or 3-byte UTF-8, or an escape of
+        variable width has no terminator. A hash twin: the store keys identities by a
+        hash and never compares the strings. A name or a quote: a value was pasted into a query (bind parameters instead). A
         composite key: the map's keys were joined into one string (keep the pair). A
         distinct value far down the list (``many values``, ``many on one document``): a
         bitmask, a byte code or a fixed set of columns ran out.

@@ -17,7 +17,7 @@ from typing import Any
 from filterproof.adapters.base import Record
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.conformance.defects.clauses import RowPredicate
-from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible
+from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible, is_text
 
 
 class RewritesIdentities(RowPredicate):
@@ -352,3 +352,17 @@ class AbsentTenantAsEmpty(RowPredicate):
 
     def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
         return is_eligible({**meta, "tenant": "" if meta.get("tenant") is None else meta["tenant"]}, where)
+
+
+class UnterminatedHexEscapes(RewritesIdentities):
+    """Escapes every character beyond ASCII as ``\\x`` and at least four hex digits, with no terminator (a
+    hand-written escaper for a filter language's string literals): the emoji U+1F600 becomes ``\\x1f600``, which
+    is also what U+1F60 followed by ``0`` becomes."""
+
+    name = "defect-unterminated-hex-escapes"
+
+    @staticmethod
+    def rewrite(value: str) -> str:
+        if not is_text(value):  # judged malformed before it is escaped, as the adapters do
+            return value
+        return "".join(f"\\x{ord(c):04x}" if ord(c) > 0x7F else c for c in value)

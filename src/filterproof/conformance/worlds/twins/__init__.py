@@ -32,6 +32,10 @@ Where each family occurs (public reports where they exist):
   equals an ordinary one.
 * **url**: identities put into URL paths without percent-encoding: the server decodes
   ``%6F`` into ``o``, cuts at ``?`` or ``#``, and may read ``+`` as a space.
+* **astral**: characters beyond U+FFFF (emoji) where UTF-16 or narrow storage reaches: a JSON
+  surrogate pair decoded escape by escape, UCS-2 keeping the low 16 bits, a 3-byte UTF-8 column
+  (MySQL's ``utf8mb3``) cutting the string there, a 4-digit hex escape written without a
+  terminator (``\\x1f600`` reads back as U+1F60 and ``0``), a lossy encoder's U+FFFD.
 * **empty**: an empty string read as missing (Oracle: ``'' IS NULL``) or dropped
   by a filter builder, so that the clause matches everything.
 * **collation**: language collations equate ``ß`` and ``ss`` (``utf8mb4_unicode_ci``,

@@ -44,6 +44,32 @@ def percent_encoded(value: str) -> str:
     return value
 
 
+def astral_at(value: str) -> int | None:
+    """Where the first character beyond U+FFFF (an emoji) is, or None."""
+    return next((i for i, c in enumerate(value) if ord(c) > 0xFFFF), None)
+
+
+def at_astral(rewrite: Callable[[str], str]) -> Callable[[str], str]:
+    """Rewrite the first character beyond U+FFFF with ``rewrite``; no such character: unchanged."""
+    def twin(value: str) -> str:
+        at = astral_at(value)
+        return value if at is None else value[:at] + rewrite(value[at]) + value[at + 1:]
+    return twin
+
+
+def cut_at_astral(value: str) -> str:
+    """What a 3-byte UTF-8 column (MySQL's ``utf8mb3``) keeps: the string up to its first astral character."""
+    at = astral_at(value)
+    return value if at is None else value[:at]
+
+
+def surrogates(c: str) -> str:
+    """The UTF-16 surrogate pair of ``c`` as two lone surrogates (``\\ud83d\\ude00`` in JSON, each escape read
+    alone)."""
+    units = c.encode("utf-16-be")
+    return chr(int.from_bytes(units[:2], "big")) + chr(int.from_bytes(units[2:], "big"))
+
+
 def swap(a: str, b: str) -> Callable[[str], str]:
     """Replace the first ``a`` with ``b``, or else the first ``b`` with ``a``."""
     return lambda value: value.replace(a, b, 1) if a in value else value.replace(b, a, 1)
@@ -72,13 +98,19 @@ STRING_FAMILIES: dict[str, dict[str, Callable[[str], str]]] = {
     "url": {"a letter percent-encoded": percent_encoded, "a query string": lambda v: v + "?v=2",
             "a fragment": lambda v: v + "#x", "a space as +": lambda v: v[:1] + "+" + v[1:]},
     "empty": {"empty string": lambda v: ""},
+    "astral": {"as a surrogate pair": at_astral(surrogates),
+               "its low 16 bits (UCS-2)": at_astral(lambda c: chr(ord(c) & 0xFFFF)),
+               "cut there (3-byte UTF-8)": cut_at_astral,
+               "read as a 4-digit hex escape and a digit": at_astral(lambda c: chr(ord(c) >> 4) + f"{ord(c) & 15:x}"),
+               "the replacement character": at_astral(lambda c: "\ufffd")},
     "collation": {"sharp s": swap("ß", "ss"), "ligature fi": swap("\ufb01", "fi"), "Kelvin sign": swap("K", "\u212a"),
                   "long s": swap("s", "\u017f"), "dotless i": swap("i", "\u0131")},
 }
 """Family -> transformation name -> function making a twin of a string (the same string: not applicable)."""
 
-SECOND_SEED = "Kio\u0308sk-straße-\ufb01n"
-"""Written with a decomposed ö (NFD) and the ligature ﬁ, so that NFC and NFKC change it too."""
+SECOND_SEED = "Kio\u0308sk-straße-\U0001f600-\ufb01n"
+"""Written with a decomposed ö (NFD), an emoji (beyond U+FFFF) and the ligature ﬁ, so that NFC, NFKC and the
+astral twins change it too."""
 IDENTITY_SEEDS: dict[str, tuple[str, ...]] = {
     "tenant": ("Ácme", SECOND_SEED),
     "logical_id": ("Ácme", SECOND_SEED),
