@@ -46,10 +46,10 @@ class TwinChecks:
         ``casefold()``, ``COLLATE NOCASE``), an empty string read as "no constraint".
         An astral twin: a layer keeps text as UTF-16 or 3-byte UTF-8, or an escape of
         variable width has no terminator. A hash twin: the store keys identities by a
-        hash and never compares the strings. A name or a quote: a value was pasted into a query (bind parameters instead). A
-        composite key: the map's keys were joined into one string (keep the pair). A
-        distinct value far down the list (``many values``, ``many on one document``): a
-        bitmask, a byte code or a fixed set of columns ran out.
+        hash and never compares the strings. A name or a quote: a value was pasted into a
+        query (bind parameters instead). A composite key: the map's keys were joined into
+        one string (keep the pair). A distinct value far down the list (``many values``,
+        ``many on one document``): a bitmask, a byte code or a fixed set of columns ran out.
         Store and compare identities as the exact code points given, on every field.
         """
         failures = [line for world in identity_worlds(name) for line in world.failures(native)]
