@@ -3,7 +3,8 @@
 The reference backend always runs (first, when not named): it is the oracle every
 other backend is compared with. Exit codes: 0 when no filtered strategy leaked, every backend ran and every backend
 agreed with the reference (identical for one that declares itself exact, within its
-declared tolerance for an approximate one); 1 otherwise (the output names which);
+declared tolerance for an approximate one) and no pre_filter result came back shorter than
+min(K, eligible) (``--accept-short`` allows it); 1 otherwise (the output names which);
 2 for bad input or usage. ``--no-fail`` keeps 0 for exploration.
 """
 
@@ -63,6 +64,9 @@ def compare_command(
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Detail tables for every backend.")] = False,
     no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when a backend leaks or differs.")] = False,
+    accept_short: Annotated[bool, typer.Option(
+        "--accept-short", help="Do not fail on pre_filter results shorter than min(K, eligible) (answers lost, "
+        "which no recall tolerance covers); the tables still count them.")] = False,
     in_process: InProcess = False,
 ) -> None:
     """Run fixtures through backends under rank_only, post_filter and pre_filter, and compare with the reference."""
@@ -100,7 +104,7 @@ def compare_command(
         notice(f"{'error' if explicit else 'skipping'}: {b['reason']}", "bold red" if explicit else "yellow")
     if explicit and missing:
         results.complete = False
-    results.judge()
+    results.judge(accept_short=accept_short)
     if results.stopped is None:  # stopped: what completed is written, the tables would only cost time
         render_compare(console, results, show_cases, verbose)
     if json_out is not None:

@@ -10,8 +10,9 @@ Three questions, asked of every backend on the same prepared fixture:
 * ``without_refused``: for a store that refused documents as past its engine's limits,
   the same comparison against the reference run without those documents;
 * ``verdict``: what makes a run fail as a CI gate (``compare`` exit code 1): a leak
-  under a filtered strategy, a backend that failed, or one that disagrees with the
-  reference: any difference for a backend that declares itself exact, a mean
+  under a filtered strategy, a backend that failed, pre_filter results shorter than
+  min(K, eligible) (unless accepted: answers lost are not covered by a tolerance), or
+  one that disagrees with the reference: any difference for a backend that declares itself exact, a mean
   ARecall@K or recall against the exact answer more than its declared
   ``recall_tolerance`` below the reference's for an approximate one, or documents the
   store refused (``not_indexable``: no user would find them).
@@ -103,7 +104,8 @@ class Problem:
     fixture: str
     backend: str
     kind: str
-    """``leak``, ``differs``, ``failed``, ``not_indexable`` (documents the store refused as beyond its limits)."""
+    """``leak``, ``short``, ``differs``, ``failed``, ``not_indexable`` (documents the store refused as beyond its
+    limits)."""
     detail: str
 
     def __str__(self) -> str:
@@ -138,6 +140,21 @@ def tolerance_problems(reference: Sequence[dict[str, Any]], mine: Sequence[dict[
     return out
 
 
+def short_problems(rows: Iterable[CaseRow], fixture: str, backend: str) -> list[Problem]:
+    """pre_filter lists shorter than min(K, eligible): answers lost, named before any recall line, whatever
+    tolerance the backend declares (a tolerance covers the order of what comes back, not what does not)."""
+    short = [(r.case, k, len(at.ids)) for r in rows if r.strategy == "pre_filter"
+             for k, at in sorted(r.k.items()) if at.short]
+    if not short:
+        return []
+    cases = len({case for case, _, _ in short})
+    case, k, got = short[0]
+    return [Problem(fixture, backend, "short",
+                    f"pre_filter returned fewer than min(K, eligible) documents ({cases} case{'s' * (cases != 1)}, "
+                    f"{len(short)} list{'s' * (len(short) != 1)}; first: {case} at K={k}, {got} returned): the "
+                    "filter ran after the index's top-N candidates, or the search stopped before reaching them")]
+
+
 def refusal_summary(refused: dict[str, Any]) -> str:
     """One line on a store's refused documents (``BackendRun.info()["not_indexable"]``) and what they cost."""
     count, (first, why) = refused["count"], next(iter(refused["documents"].items()))
@@ -150,9 +167,10 @@ def refusal_summary(refused: dict[str, Any]) -> str:
 
 
 def verdict(backends: Sequence[dict[str, Any]], rows: Sequence[CaseRow], summary: Sequence[dict[str, Any]],
-            against_reference: bool = True) -> list[Problem]:
+            against_reference: bool = True, accept_short: bool = False) -> list[Problem]:
     """Everything that should fail a CI job, per (fixture, backend); ``against_reference`` False: only
-    leaks and failures (a sweep measures how far approximate search departs, it does not judge it)."""
+    leaks and failures (a sweep measures how far approximate search departs, it does not judge it).
+    Short pre_filter results come first for their backend, unless ``accept_short``."""
     problems = leak_problems(rows)
     for info in backends:
         fixture, label = info["fixture"], info["label"]
@@ -166,6 +184,8 @@ def verdict(backends: Sequence[dict[str, Any]], rows: Sequence[CaseRow], summary
         if info.get("not_indexable"):  # judged against the reference without them instead
             problems.append(Problem(fixture, label, "not_indexable", refusal_summary(info["not_indexable"])))
             continue
+        if not accept_short:
+            problems += short_problems([r for r in rows if r.fixture == fixture and r.backend == label], fixture, label)
         caps = info["capabilities"]
         if caps.get("exact", True):
             diffs = differences(reference, [r for r in rows if r.fixture == fixture and r.backend == label])

@@ -120,8 +120,8 @@ class Results:
         self.summary += summarize(run.rows, ks, by_level)
         self.latency += run.latency
 
-    def judge(self, against_reference: bool = True) -> list[Problem]:
-        self.problems = verdict(self.backends, self.cases, self.summary, against_reference)
+    def judge(self, against_reference: bool = True, accept_short: bool = False) -> list[Problem]:
+        self.problems = verdict(self.backends, self.cases, self.summary, against_reference, accept_short)
         if any(b["status"] == "failed" for b in self.backends):
             self.complete = False
         return self.problems
