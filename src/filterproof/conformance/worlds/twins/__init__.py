@@ -26,6 +26,8 @@ Where each family occurs (public reports where they exist):
 * **affix**: prefix and substring matches (``LIKE 'acme%'``, ``startswith`` on a
   key path), word tokenization (weaviate #5156: ``Equal("Verified")`` matched
   "Not Verified").
+* **controls**: the other control characters (C0, DEL, C1), which text cleaners and XML 1.0
+  serialisers strip or replace, and which an expression's string literal may not take raw.
 * **nul**: C strings stop at U+0000 (SQLite's JSON functions, C extensions).
 * **encoding errors**: text encoded with ``errors="replace"`` (or decoded so) before it
   is checked turns a lone surrogate into ``?`` or U+FFFD, so a malformed identity
