@@ -195,6 +195,8 @@ POINTERS = [
     ("StaleBitmapIndex", "test_scale_tier", "test_scale_tier", "after the changes near every query ("),
     ("BatchUpdateFirstPage", "test_scale_tier", "test_scale_tier",
      "after the changes near every query (114 granted, 108 revoked, 53 deleted, 53 superseded): leaks or duplicate "),
+    ("OneRequestPerDocument", "test_scale_tier", "test_scale_tier",
+     "scale tier, 5,000 documents stopped: writing documents took "),
     # Other clients.
     ("ReaderCachesResults", "in_this_process", "test_a_reader_in_this_process_sees_each_change",
      "[a reader in this process] after the writer's 'revoke a group' returned, a query the reader started "),
@@ -312,6 +314,19 @@ def test_the_scale_corpus_keeps_its_promises(n: int) -> None:
     assert corpus.masks[:, last_day].any(), "a document on its last day is eligible"
     for q in range(0, len(corpus.wheres), scale_corpus.QUERIES_PER_PRINCIPAL):
         assert (np.array([is_eligible(m, corpus.wheres[q]) for m in corpus.metadata]) == corpus.masks[q]).all()
+
+
+def test_a_store_writing_a_document_a_second_is_stopped_within_seconds(pytester: pytest.Pytester) -> None:
+    """A progress line at once, and the tier stopped after its first 8 writes (8 s at 1 s each) with the pace,
+    the projection and the options that shrink it, instead of about 90 minutes of silence."""
+    result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:OneRequestPerDocument",
+                                "--backend-option", "write_s=1", "-k", "test_scale_tier")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["[[]filterproof[]] scale tier, 5,000 documents: writing the corpus (0 s)",
+                                 "*stopped: writing documents took 8.* s for 8 (1.0* s each), so its 5,222 would take "
+                                 "about 87 minutes, past the budget of 600 s. --conformance-scale N (or "
+                                 "$FILTERPROOF_CONFORMANCE_SCALE) shrinks the tier, 0 turns it off; "
+                                 "--conformance-budget SECONDS*"])
 
 
 def test_a_window_covering_the_corpus_passes_the_scale_tier(pytester: pytest.Pytester) -> None:

@@ -41,6 +41,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-scale", dest="conformance_scale", type=int, default=None, metavar="N",
                     help=f"documents in the scale tier (default {DEFAULT_SCALE}, or less where a built-in store's "
                          f"description says why, or ${SCALE_ENV}; 0 skips it)")
+    group.addoption("--conformance-budget", dest="conformance_budget", type=float, default=None, metavar="SECONDS",
+                    help="seconds the scale tier may take, projected from its first write and query (default 600, "
+                         "or $FILTERPROOF_CONFORMANCE_BUDGET): past it the tier stops and says what is slow")
 
 
 LONGEST_FIRST = ("test_generated_sequences_of_operations",)

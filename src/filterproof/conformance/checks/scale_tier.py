@@ -32,13 +32,16 @@ principal, with its eligible and returned counts and the ids it missed.
 
 from __future__ import annotations
 
+import itertools
+import time
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 from filterproof.adapters.base import Adapter, Record, optimize, search_many, sync_active, update_many
-from filterproof.conformance.plugin import Budgets
+from filterproof.conformance.plugin import SCALE_ENV, Budgets
+from filterproof.conformance.progress import OverBudget, Progress, budget_seconds
 from filterproof.conformance.worlds import scale_changes, scale_corpus
 from filterproof.conformance.worlds.scenarios import asked
 
@@ -47,6 +50,9 @@ KS = (10, scale_corpus.K_MAX)
 SCORE_SLACK = 1e-4
 """A hit counts for recall when its exact score is within this of the K-th best (float32 stores, ties)."""
 BATCH = 512
+PROBE = 8
+"""The first upsert's size: small, so that a store writing a document a second is timed within seconds."""
+SHRINK = f"--conformance-scale N (or ${SCALE_ENV}) shrinks the tier, 0 turns it off"
 SHOWN = 5
 
 
@@ -98,21 +104,29 @@ def by_level(verdicts: list[QueryVerdict]) -> str:
     return ", ".join(f"{level} {np.mean([v.recall for v in verdicts if v.level == level]):.2f}" for level in levels)
 
 
-def index_corpus(adapter: Adapter, corpus: scale_corpus.ScaleCorpus) -> None:
-    """Upsert the corpus in row order (the written-last level relies on it), in batches of ``BATCH``; the last
-    ``scale_corpus.LATE_SHARE`` of the rows after the store has built its index (``optimize()``) and answered a
-    query, as documents keep arriving at a store that serves."""
+def index_corpus(adapter: Adapter, corpus: scale_corpus.ScaleCorpus, progress: Progress | None = None,
+                 writes: int = 0) -> None:
+    """Upsert the corpus in row order (the written-last level relies on it): the first ``PROBE`` rows alone, timed
+    (``progress`` stops the tier when ``writes`` documents at that pace pass its budget), then in batches of
+    ``BATCH``; the last ``scale_corpus.LATE_SHARE`` of the rows after the store has built its index
+    (``optimize()``) and answered a query, as documents keep arriving at a store that serves."""
     adapter.reset(scale_corpus.DIM)
     if corpus.wheres:  # the map every query carries, before the upserts (a revision=flag store writes from it)
         sync_active(adapter, corpus.wheres[0].active)
-    late = len(corpus.ids) - int(len(corpus.ids) * scale_corpus.LATE_SHARE)
-    for start, end in [*((s, min(s + BATCH, late)) for s in range(0, late, BATCH)),
-                       *((s, min(s + BATCH, len(corpus.ids))) for s in range(late, len(corpus.ids), BATCH))]:
+    n = len(corpus.ids)
+    late = n - int(n * scale_corpus.LATE_SHARE)
+    cuts = sorted({0, min(PROBE, late), *range(0, late, BATCH), *range(late, n, BATCH), late, n})
+    for start, end in itertools.pairwise(cuts):
         if start == late:
             optimize(adapter)
             search_many(adapter, corpus.queries[:1], 10, [corpus.wheres[0] if corpus.wheres else None])
+        began = time.monotonic()
         adapter.upsert([Record(i, v, m) for i, v, m in zip(corpus.ids[start:end], corpus.vectors[start:end],
                                                             corpus.metadata[start:end], strict=True)])
+        if progress is not None:
+            if start == 0:
+                progress.project("writing documents", time.monotonic() - began, end, writes or n, SHRINK)
+            progress.note(f"wrote {end:,} of {n:,} documents")
 
 
 class ScaleChecks(Budgets):
@@ -142,11 +156,23 @@ class ScaleChecks(Budgets):
         n = self.scale_documents(request.config)
         if n == 0:
             pytest.skip("--conformance-scale 0: the scale tier is off")
+        progress = Progress(request.config, f"scale tier, {n:,} documents", budget_seconds(request.config))
+        progress.note("writing the corpus", force=True)
         corpus = scale_corpus.build(n)
-        index_corpus(native, corpus)
-        failures = answers_failures(native, corpus, n)
         after = scale_changes.changed(corpus)
+        try:
+            index_corpus(native, corpus, progress, writes=n + len(after.updates))
+            queries = len(corpus.queries) * len(KS) * 2  # every query at every K, before and after the changes
+            began = time.monotonic()
+            search_many(native, corpus.queries[:1], max(KS), list(corpus.wheres[:1]))
+            progress.project("a filtered query", time.monotonic() - began, 1, queries, SHRINK)
+        except OverBudget as stop:
+            pytest.fail(str(stop), pytrace=False)
+        progress.note(f"asking {len(corpus.queries)} queries at K = {', '.join(map(str, KS))}", force=True)
+        failures = answers_failures(native, corpus, n)
+        progress.note(f"changing the corpus ({describe_changes(after)})", force=True)
         apply_changes(native, corpus, after)
+        progress.note("asking every query again", force=True)
         failures += [f"after the changes near every query ({describe_changes(after)}): {line}"
                      for line in answers_failures(native, after.corpus, n)]
         assert not failures, "\n".join(failures)

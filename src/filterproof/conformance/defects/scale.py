@@ -8,13 +8,14 @@ written after it, documents changed after it) or about batches answered together
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from pydantic import Field
 
-from filterproof.adapters.base import Hit
+from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter, ReferenceOptions, top_k
 from filterproof.policy import PolicyFilter
 
@@ -176,3 +177,21 @@ class BatchUpdateFirstPage(ReferenceAdapter):
         found = [id for id in updates if id in self._row][: self.LOOKUP_PAGE]
         for id in found:
             self.update_metadata(id, updates[id])
+
+
+class WriteOptions(ReferenceOptions):
+    write_s: float = Field(0.5, ge=0, description="seconds each document's request takes")
+
+
+class OneRequestPerDocument(ReferenceAdapter):
+    """Upserts one document per request, each a round trip of ``write_s`` seconds (option, default 0.5): correct,
+    and the scale tier's 5,000 documents would take most of an hour. The tier times its first writes and stops."""
+
+    name = "defect-one-request-per-document"
+    Options = WriteOptions
+    options: WriteOptions
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        for record in records:
+            time.sleep(self.options.write_s)
+            super().upsert([record])
