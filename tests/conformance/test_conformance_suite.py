@@ -317,7 +317,7 @@ def test_the_scale_corpus_keeps_its_promises(n: int) -> None:
 
 
 def test_a_store_writing_a_document_a_second_is_stopped_within_seconds(pytester: pytest.Pytester) -> None:
-    """A progress line at once, and the tier stopped after its first 8 writes (8 s at 1 s each) with the pace,
+    """A progress line at once, and the tier stopped after its first 16 writes (16 s at 1 s each) with the pace,
     the projection and the options that shrink it, instead of about 90 minutes of silence."""
     result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:OneRequestPerDocument",
                                 "--backend-option", "write_s=1", "-k", "test_scale_tier")

@@ -4,7 +4,7 @@ The scale tier writes thousands of documents and asks hundreds of queries: on a 
 writes take a second each it would run for hours and print nothing (pytest shows a test's
 output when it ends). So the tier reports progress through pytest's terminal reporter, at
 most every ``EVERY_S`` seconds (in one process; xdist's workers have no terminal), and times
-its first small write and its first query: when what they project for the whole tier passes
+its first small writes and its first query: when what they project for the whole tier passes
 the budget (``--conformance-budget``, default ``DEFAULT_BUDGET_S``), the test fails at once
 with the slow operation, the projection and the options that shrink the tier.
 """

@@ -106,16 +106,19 @@ def by_level(verdicts: list[QueryVerdict]) -> str:
 
 def index_corpus(adapter: Adapter, corpus: scale_corpus.ScaleCorpus, progress: Progress | None = None,
                  writes: int = 0) -> None:
-    """Upsert the corpus in row order (the written-last level relies on it): the first ``PROBE`` rows alone, timed
-    (``progress`` stops the tier when ``writes`` documents at that pace pass its budget), then in batches of
-    ``BATCH``; the last ``scale_corpus.LATE_SHARE`` of the rows after the store has built its index
-    (``optimize()``) and answered a query, as documents keep arriving at a store that serves."""
+    """Upsert the corpus in row order (the written-last level relies on it): twice ``PROBE`` rows alone, timed
+    (``progress`` stops the tier when ``writes`` documents at the faster pace pass its budget: the first write
+    may also create a table), then in batches of ``BATCH``; the last ``scale_corpus.LATE_SHARE`` of the rows
+    after the store has built its index (``optimize()``) and answered a query, as documents keep arriving at a
+    store that serves."""
     adapter.reset(scale_corpus.DIM)
     if corpus.wheres:  # the map every query carries, before the upserts (a revision=flag store writes from it)
         sync_active(adapter, corpus.wheres[0].active)
     n = len(corpus.ids)
     late = n - int(n * scale_corpus.LATE_SHARE)
-    cuts = sorted({0, min(PROBE, late), *range(0, late, BATCH), *range(late, n, BATCH), late, n})
+    cuts = sorted({0, min(PROBE, late), min(2 * PROBE, late), *range(0, late, BATCH), *range(late, n, BATCH),
+                   late, n})
+    paces: list[float] = []
     for start, end in itertools.pairwise(cuts):
         if start == late:
             optimize(adapter)
@@ -124,8 +127,10 @@ def index_corpus(adapter: Adapter, corpus: scale_corpus.ScaleCorpus, progress: P
         adapter.upsert([Record(i, v, m) for i, v, m in zip(corpus.ids[start:end], corpus.vectors[start:end],
                                                             corpus.metadata[start:end], strict=True)])
         if progress is not None:
-            if start == 0:
-                progress.project("writing documents", time.monotonic() - began, end, writes or n, SHRINK)
+            if end <= 2 * PROBE:
+                paces.append((time.monotonic() - began) / (end - start))
+            if end == min(2 * PROBE, n):
+                progress.project("writing documents", min(paces) * PROBE, PROBE, writes or n, SHRINK)
             progress.note(f"wrote {end:,} of {n:,} documents")
 
 
