@@ -182,6 +182,8 @@ POINTERS = [
         "65 answers to a batch of 69 queries, of which 4 match nothing (at [32, 33, 34, 68])"),
     ("DotProductScores", "cosine_for_vectors", "test_scores_are_cosine_for_vectors_of_any_length",
      "ranked [Hit(id='long'"),
+    ("IdsReturnedEscaped", "ids_are_exact", "test_document_ids_are_exact_strings",
+     "unfiltered: returned ids never written: 'Kio\\u0308sk-straße-\U0001f600-\\ufb01n\\\\0' (never written)"),
     ("NanCosineFirst", "degenerate", "test_degenerate_vectors_neither_lead_nor_leak",
      "K=1 filtered: zero scored nan (a cosine is a finite number in [-1, 1]); ranked [('zero', nan)]"),
     ("BatchUsesFirstFilter", "interleaved", "test_batched_queries_of_interleaved_principals",

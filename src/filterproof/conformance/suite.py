@@ -37,6 +37,7 @@ from filterproof.conformance.checks.dates import DateChecks
 from filterproof.conformance.checks.fixture_checks import FixtureChecks
 from filterproof.conformance.checks.generative import GeneratedChecks
 from filterproof.conformance.checks.identity import IdentityChecks
+from filterproof.conformance.checks.ids import IdChecks
 from filterproof.conformance.checks.lifecycle import LifecycleChecks
 from filterproof.conformance.checks.placement import PlacementChecks
 from filterproof.conformance.checks.scale_tier import ScaleChecks
@@ -67,6 +68,6 @@ class AdapterFixtures:
 
 
 class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, PlacementChecks, GeneratedChecks, LifecycleChecks,
-                              VectorChecks, ContractChecks, FixtureChecks, SizeChecks, TwinChecks, IdentityChecks,
-                              DateChecks, AdapterFixtures):
+                              VectorChecks, IdChecks, ContractChecks, FixtureChecks, SizeChecks, TwinChecks,
+                              IdentityChecks, DateChecks, AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""

@@ -41,12 +41,18 @@ from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVe
 from filterproof.adapters.bridges.flat import node_metadata
 from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdrant_compiler
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
-from filterproof.adapters.bridges.pgvector import Database, group_key, libpq_dsn, pgvector_filter, sqlalchemy_url
+from filterproof.adapters.bridges.pgvector import (
+    Database,
+    group_key,
+    id_refusal,
+    libpq_dsn,
+    pgvector_filter,
+    sqlalchemy_url,
+)
 from filterproof.adapters.chroma.clients import client_settings
 from filterproof.adapters.chroma.limits import refusal as chroma_refusal
 from filterproof.adapters.chroma.store import RECALL_TOLERANCE, hnsw_configuration
 from filterproof.adapters.chroma.where import GROUPS, stored_metadata
-from filterproof.adapters.pgvector.limits import refusal as pg_refusal
 from filterproof.adapters.qdrant.payload import ID, point_id, stored_payload
 from filterproof.policy import PolicyFilter
 
@@ -252,7 +258,7 @@ class LangChainPgvectorBridge(_LangChainBridge):
         return stored
 
     def _refusal(self, record: Record) -> str | None:
-        return pg_refusal({"id": record.id})  # PGVector's table: id is the (btree) primary key
+        return id_refusal(record.id)  # PGVector's table: id is the (btree) primary key
 
     def _doc_id(self, doc: Any) -> str:
         return str(doc.metadata[ID])

@@ -42,7 +42,13 @@ from filterproof.adapters.base import Capabilities, Record
 from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors
 from filterproof.adapters.bridges.llamaindex_filters import Groups, compile_partitions, node_metadata
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
-from filterproof.adapters.bridges.pgvector import Database, close_pgvectorstore, libpq_dsn, sqlalchemy_url
+from filterproof.adapters.bridges.pgvector import (
+    Database,
+    close_pgvectorstore,
+    id_refusal,
+    libpq_dsn,
+    sqlalchemy_url,
+)
 from filterproof.adapters.chroma.clients import client_settings
 from filterproof.adapters.chroma.limits import refusal
 from filterproof.adapters.chroma.store import RECALL_TOLERANCE, hnsw_configuration
@@ -230,6 +236,9 @@ class LlamaIndexPgvectorBridge(_LlamaIndexBridge):
 
     def _cosine(self, similarity: float) -> float:
         return similarity
+
+    def _refusal(self, record: Record) -> str | None:
+        return id_refusal(record.id)  # PGVectorStore's node_id: a VARCHAR, as given
 
     def close(self) -> None:
         if self.store is not None:

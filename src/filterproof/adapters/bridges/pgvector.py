@@ -35,6 +35,7 @@ from filterproof.adapters.chroma.where import (
     VALID_UNTIL,
 )
 from filterproof.adapters.datecodec import date_int
+from filterproof.adapters.pgvector.limits import refusal
 from filterproof.adapters.revisions import active_keys
 from filterproof.errors import BackendUnavailable
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, matchable
@@ -108,6 +109,15 @@ def sqlalchemy_url(dsn: str, driver: str) -> str:
 
 
 # -- the policy as langchain-postgres's filter dict (pure) ---------------------------
+
+
+def id_refusal(doc_id: str) -> str | None:
+    """Why the frameworks' PostgreSQL tables cannot hold this document id (they store it as given, as a
+    ``VARCHAR`` key): a NUL, which PostgreSQL text cannot hold (the write fails, with its batch), or a btree
+    entry too long. None: it can."""
+    if "\x00" in doc_id:
+        return "its id holds NUL, which PostgreSQL text cannot hold (the write would fail with its batch)"
+    return refusal({"id": doc_id})
 
 
 def group_key(group: str) -> str:

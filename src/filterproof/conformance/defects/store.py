@@ -90,6 +90,17 @@ class DotProductScores(ReferenceAdapter):
         return stacked @ np.asarray(vector, dtype=np.float32)
 
 
+class IdsReturnedEscaped(ReferenceAdapter):
+    """Writes ids through an escape (a backslash doubled, NUL as ``\\0``) and returns them as stored: every id
+    holding a backslash or NUL comes back as another string."""
+
+    name = "defect-ids-returned-escaped"
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        return [Hit(h.id.replace("\\", "\\\\").replace("\x00", "\\0"), h.score)
+                for h in super().search(vector, k, where)]
+
+
 class NanCosineFirst(ReferenceAdapter):
     """Divides by the norms without a guard: a zero vector's cosine is 0/0 = NaN, and the sort (greatest
     first, with NaN compared as greater) puts it ahead of every document."""
