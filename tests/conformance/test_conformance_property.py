@@ -32,10 +32,12 @@ def test_examples_are_strong_under_every_seed(seed: int) -> None:
 
 
 def test_a_strong_generator_passes_its_strength_check_at_the_smallest_budget_ci_uses() -> None:
-    """Seed 587573680 at 30 examples (the bridges' CI budget) draws 146 of 264 documents well formed (55%):
-    a sound generator's ordinary variance, which the former 60% bar failed (in CI, on one of the bridges)."""
-    strength = run_property(ReferenceAdapter(), 30, seed=587573680)
-    assert (strength.documents, strength.wellformed) == (264, 146)
+    """Seed 113 at 30 examples (the bridges' CI budget) draws 188 of 314 documents well formed (59.9%, the
+    lowest of seeds 1 to 149): a sound generator's ordinary variance, which the former 60% bar failed (seed
+    587573680 did, in CI on one of the bridges, with the twin catalogues of then). A catalogue that grows
+    changes the draws: find the lowest seed again."""
+    strength = run_property(ReferenceAdapter(), 30, seed=113)
+    assert (strength.documents, strength.wellformed) == (314, 188)
     assert strength.problems() == [], str(strength)
 
 
@@ -60,8 +62,16 @@ def test_strength_counts_what_the_examples_exercised() -> None:
 
 @pytest.mark.parametrize("defect", PROPERTY_DEFECTS)
 def test_the_property_fails_on_each_defect_of_its_classes(defect: str) -> None:
-    with pytest.raises(AssertionError) as failure:
-        run_property(getattr(defects, defect)(), EXAMPLES, seed=1)
-    message = str(failure.value)
+    """Each defect is within the generator's reach at the default budget: found under one of ``SEEDS``, not
+    necessarily the first (measured at 60 examples: LenientDates under 14 of seeds 1 to 20, GroupsStringAsList
+    under 7 of seeds 1 to 8, the others under all 8; the deterministic checks catch each one every time)."""
+    message = ""
+    for seed in SEEDS:
+        try:
+            run_property(getattr(defects, defect)(), EXAMPLES, seed=seed)
+        except AssertionError as failure:
+            message = str(failure)
+            break
+    assert message, f"{defect} passed the property under every seed of {SEEDS} at {EXAMPLES} examples"
     assert "smallest failing world" in message
     assert "NOT eligible (a leak)" in message or "eligible but NOT returned" in message
