@@ -3,6 +3,7 @@
     .venv/bin/python bench/mutation/run.py --part 1            # the modules of part 1 of plan.toml
     .venv/bin/python bench/mutation/run.py --module src/filterproof/adapters/datecodec.py
     .venv/bin/python bench/mutation/run.py --report            # bench/results/mutation/summary.txt only
+    .venv/bin/python bench/mutation/run.py --recheck --part 1  # the survivors again, once checks close them
 
 cosmic-ray enumerates the mutants of a module (``cosmic-ray init``) and applies one at a time
 (``cosmic-ray mutate-and-test``); this script decides what runs them. Each worker has its own clone
@@ -279,6 +280,25 @@ def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float,
     return mutants
 
 
+def recheck(entry: dict, workers: int, work: Path, timeout: float, head: str) -> None:
+    """The survivors of a finished run that are not shown equivalent, judged again by the full suite at ``head``
+    (after checks were added to close them); the module's results name ``head`` from then on."""
+    data = json.loads(result_path(entry["path"]).read_text())
+    mutants, known = [Mutant(**m) for m in data["mutants"]], equivalents()
+    todo = [m for m in mutants if m.outcome == "survived" and not is_equivalent(m, known)]
+    clones = [clone(work, n, head) for n in range(workers)]
+    command = suite_command(entry["backends"], FULL)
+
+    def job(i: int, m: Mutant) -> None:
+        outcome, _, _, output = run_one(m, clones[i % workers], command, timeout)
+        m.full, m.killer = outcome, first_failure(output, entry["backends"]) if outcome == "killed" else ""
+        print(f"recheck {entry['path']}:{m.line} {m.operator}#{m.occurrence}: {outcome}", flush=True)
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda i: [job(i, m) for m in todo[i::workers]], range(workers)))
+    save(entry, mutants, head, data["source"], complete=True)
+
+
 def equivalents() -> list[dict]:
     path = HERE / "equivalent.toml"
     return tomllib.loads(path.read_text()).get("equivalent", []) if path.exists() else []
@@ -328,6 +348,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per mutant and pass")
     parser.add_argument("--work", type=Path, default=Path("/tmp/filterproof-mutation"))
     parser.add_argument("--report", action="store_true", help="only rewrite summary.txt from the results")
+    parser.add_argument("--recheck", action="store_true",
+                        help="judge the chosen modules' survivors (not shown equivalent) again, at HEAD")
     args = parser.parse_args()
     plan = tomllib.loads((HERE / "plan.toml").read_text())
     chosen = [e for e in plan["module"] if e["part"] in args.part or e["path"] in args.module]
@@ -337,7 +359,10 @@ def main() -> None:
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True,
                             text=True).stdout.strip()
     for entry in [] if args.report else chosen:
-        run_module(entry, plan["seed"], args.workers, args.work, args.timeout, commit)
+        if args.recheck:
+            recheck(entry, args.workers, args.work, args.timeout, commit)
+        else:
+            run_module(entry, plan["seed"], args.workers, args.work, args.timeout, commit)
     (RESULTS / "summary.txt").write_text(report())
     print(report())
 
