@@ -155,6 +155,9 @@ POINTERS = [
      "but NOT returned (missing): many: "),
     ("PacksRevisionsLoosely", "revision_twins", "test_revision_twins",
      f"{LEAK}: o0: {{'tenant': 'acme', 'logical_id': 'o0', 'revision': 9223372036854775808"),
+    ("FlagsByIdentity", "revision_twins", "test_revision_twins",
+     "[revision widths, the map the documents were written under (every pair's second revision)] tenant 'acme' "
+     "groups ('engineering',) as of 2026-09-08: eligible but NOT returned (missing): r0b: "),
     ("KeepsFirstOfRepeats", "twice", "test_an_id_twice_in_one_upsert_keeps_the_last",
      "after upserting a1 twice in one call: eligible but NOT returned (missing): a1: "),
     ("ZoneMapWidenedOnUpsert", "both_ways", "test_every_field_updated_both_ways?valid_from?",

@@ -9,10 +9,12 @@ the same encoding, so that two distinct revisions can become one.
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from filterproof.adapters.base import Record
 from filterproof.conformance.defects.clauses import RowPredicate
+from filterproof.conformance.defects.lifecycle import StoredFlags, pair
 from filterproof.policy import PolicyFilter, is_eligible, structural_problem
 
 
@@ -87,3 +89,17 @@ class PacksRevisionsLoosely(RowPredicate):
         if isinstance(revision, int) and not isinstance(revision, bool) and -(2**63) <= revision <= 2**64:
             meta = {**meta, "revision": (revision + 2**63) % 2**64 - 2**63}
         return is_eligible(meta, where)
+
+
+class FlagsByIdentity(StoredFlags):
+    """Writes a document's current-revision flag at upsert comparing the map's revision with ``is`` (a rewrite
+    after a change of the map compares with ``==``): equal revisions beyond CPython's small integers are other
+    objects, so a document of revision 2^53 written under the map that names it is never current."""
+
+    name = "defect-flags-by-identity"
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        super().upsert(records)
+        for r in records:
+            key = pair(r.metadata)
+            self._flags[r.id] = key is not None and self.active.get(key) is r.metadata.get("revision")

@@ -42,12 +42,15 @@ def principal(tenant: str = TENANT, *groups: str) -> Principal:
 
 
 def active_for(docs: Mapping[str, Mapping[str, Any]], **revisions: int) -> ActiveRevisions:
-    """An active map holding every well-keyed document's own revision (or ``revisions[logical_id]``)."""
+    """An active map holding every well-keyed document's own revision (or ``revisions[logical_id]``), each an
+    equal integer but another object than the document's, as when the map is read from another source than the
+    metadata (a comparison by identity, ``is``, then holds for small integers only)."""
     entries = {}
     for m in docs.values():
         tenant, logical, rev = m.get("tenant"), m.get("logical_id"), m.get("revision")
         if isinstance(tenant, str) and isinstance(logical, str) and isinstance(rev, int):
-            entries[(tenant, logical)] = revisions.get(logical, rev)
+            given = revisions.get(logical, rev)
+            entries[(tenant, logical)] = int(str(given)) if type(given) is int else given
     return ActiveRevisions.of(entries)
 
 

@@ -249,8 +249,12 @@ def revision_world() -> TwinWorld:
             docs[f"r{i}{side}"] = sc.meta(logical_id=f"r{i}", revision=revision)
             other = t.twin if side == "a" else t.value
             what[f"r{i}{side}"] = f"revision {revision} ({t.family}: {t.name}, twin of {other})"
-    maps = {f"the map at every pair's {which} revision": ActiveRevisions.of(
-        {(sc.TENANT, f"r{i}"): pick(t) for i, t in enumerate(entries)})
+    # First the map the documents were written under (a store writing flags at upsert keeps them), then each side.
+    # Its revisions equal the documents' but are other objects, as when the map is read from another source than
+    # the metadata (a comparison by identity, ``is``, holds for small integers only: sc.active_for).
+    maps = {"the map the documents were written under (every pair's second revision)": sc.active_for(docs)}
+    maps |= {f"the map at every pair's {which} revision": ActiveRevisions.of(
+        {(sc.TENANT, f"r{i}"): int(str(pick(t))) for i, t in enumerate(entries)})
         for which, pick in (("first", lambda t: t.value), ("second", lambda t: t.twin))}
     # Out of range: malformed, and the map holds the valid revision it would wrap to.
     for j, (name, revision, wrapped) in enumerate(twins.OUT_OF_RANGE):
