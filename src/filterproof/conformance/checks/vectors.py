@@ -41,15 +41,19 @@ def cosine(vector: np.ndarray, query: np.ndarray) -> float:
     return float(vector.astype(np.float64) @ query.astype(np.float64)) / norms if norms else 0.0
 
 
-def ranking_problems(hits: list[Hit], k: int, cosines: dict[str, float], eligible: set[str] | None) -> list[str]:
+def ranking_problems(hits: list[Hit], k: int, cosines: dict[str, float], eligible: set[str] | None,
+                     exact: bool = True) -> list[str]:
     """What is wrong with ``hits`` (best first) for K = ``k``: a score that is not a finite number or not the
-    cosine, an ineligible document, a document sharing no direction with the query ahead of one that does, a
-    document sharing one left out for a worse one."""
+    cosine, an ineligible document; for an ``exact`` store, also a document sharing no direction with the query
+    ahead of one that does, or a document sharing one left out for a worse one (an approximate store, and a
+    path that trades relevance for diversity such as MMR, may order otherwise)."""
     problems = [f"{h.id} scored {h.score} (a cosine is a finite number in [-1, 1])" for h in hits
                 if not math.isfinite(h.score)]
     problems += [f"{h.id} scored {h.score:.4f}, its cosine is {cosines[h.id]:.4f}" for h in hits
                  if math.isfinite(h.score) and h.id in cosines and abs(h.score - cosines[h.id]) > 1e-3]
     problems += [f"{h.id} is not eligible" for h in hits if eligible is not None and h.id not in eligible]
+    if not exact:
+        return problems
     shares = [cosines.get(h.id, 0.0) > 1e-6 for h in hits]
     if any(shares[n] and not shares[n - 1] for n in range(1, len(shares))):
         problems.append("a document sharing no direction with the query ranks above one that does")
@@ -109,7 +113,8 @@ class VectorChecks:
                 hits = adapter.search(QUERY, times * k, asked)
                 label = f"K={times * k} {'unfiltered' if asked is None else 'filtered'}"
                 failures += [f"{label}: {p}; ranked {[(h.id, h.score) for h in hits]}"
-                             for p in ranking_problems(hits, times * k, cosines, eligible)]
+                             for p in ranking_problems(hits, times * k, cosines, eligible,
+                                                       adapter.capabilities.exact)]
         zero = adapter.search(vec(0, 0, 0, 0), len(docs), where)
         failures += [f"the zero vector as the query: {h.id} scored {h.score}" for h in zero
                      if not math.isfinite(h.score) or abs(h.score) > 1e-3]

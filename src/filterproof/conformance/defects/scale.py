@@ -180,11 +180,11 @@ class BatchUpdateFirstPage(ReferenceAdapter):
 
 
 class WriteOptions(ReferenceOptions):
-    write_s: float = Field(0.5, ge=0, description="seconds each document's request takes")
+    write_s: float = Field(0.25, ge=0, description="seconds each document's request takes")
 
 
 class OneRequestPerDocument(ReferenceAdapter):
-    """Upserts one document per request, each a round trip of ``write_s`` seconds (option, default 0.5): correct,
+    """Upserts one document per request, each a round trip of ``write_s`` seconds (option, default 0.25): correct,
     and the scale tier's 5,000 documents would take most of an hour. The tier times its first writes and stops."""
 
     name = "defect-one-request-per-document"
