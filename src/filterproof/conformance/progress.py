@@ -5,33 +5,22 @@ writes take a second each it would run for hours and print nothing (pytest shows
 output when it ends). So the tier reports progress through pytest's terminal reporter, at
 most every ``EVERY_S`` seconds (in one process; xdist's workers have no terminal), and times
 its first small writes and its first query: when what they project for the whole tier passes
-the budget (``--conformance-budget``, default ``DEFAULT_BUDGET_S``), the test fails at once
+the budget (``--conformance-budget``: ``plugin.budget_seconds``), the test fails at once
 with the slow operation, the projection and the options that shrink the tier.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from dataclasses import dataclass, field
 
 import pytest
 
-BUDGET_ENV = "FILTERPROOF_CONFORMANCE_BUDGET"
-DEFAULT_BUDGET_S = 600.0
-"""Seconds the scale tier may take by its first write's and query's projection (the reference takes about 2)."""
+from filterproof.conformance.plugin import BUDGET_ENV
+
 EVERY_S = 5.0
 """At most one progress line per this many seconds (the first at once)."""
-
-
-def budget_seconds(config: pytest.Config) -> float:
-    """``--conformance-budget``, else ``$FILTERPROOF_CONFORMANCE_BUDGET``, else ``DEFAULT_BUDGET_S``."""
-    try:
-        given = config.getoption("conformance_budget")
-    except ValueError:  # the plugin's options are not registered
-        given = None
-    return float(given or os.environ.get(BUDGET_ENV) or DEFAULT_BUDGET_S)
 
 
 class OverBudget(Exception):

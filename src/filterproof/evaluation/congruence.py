@@ -184,11 +184,12 @@ def verdict(backends: Sequence[dict[str, Any]], rows: Sequence[CaseRow], summary
         if info.get("not_indexable"):  # judged against the reference without them instead
             problems.append(Problem(fixture, label, "not_indexable", refusal_summary(info["not_indexable"])))
             continue
+        mine = [r for r in rows if r.fixture == fixture and r.backend == label]
         if not accept_short:
-            problems += short_problems([r for r in rows if r.fixture == fixture and r.backend == label], fixture, label)
+            problems += short_problems(mine, fixture, label)
         caps = info["capabilities"]
         if caps.get("exact", True):
-            diffs = differences(reference, [r for r in rows if r.fixture == fixture and r.backend == label])
+            diffs = differences(reference, mine)
             if diffs:
                 problems.append(Problem(fixture, label, "differs", f"{len(diffs)} differences, first: {diffs[0]}"))
         else:

@@ -40,8 +40,8 @@ import numpy as np
 import pytest
 
 from filterproof.adapters.base import Adapter, Record, optimize, search_many, sync_active, update_many
-from filterproof.conformance.plugin import SCALE_ENV, Budgets
-from filterproof.conformance.progress import OverBudget, Progress, budget_seconds
+from filterproof.conformance.plugin import SCALE_ENV, Budgets, budget_seconds
+from filterproof.conformance.progress import OverBudget, Progress
 from filterproof.conformance.worlds import scale_changes, scale_corpus
 from filterproof.conformance.worlds.scenarios import asked
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from filterproof.adapters.base import Adapter, Hit, Record, sync_active
+from filterproof.conformance.checks.contract import vec
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import PolicyFilter
 
@@ -29,10 +30,6 @@ DEGENERATE = {"same": (1, 1, 0, 0), "scaled down": (1e-3, 1e-3, 0, 0), "scaled u
 partial matches, then those sharing no direction with it (cosine 0: the zero vector, an orthogonal one) and
 the opposite (-1). Each has an ineligible twin of another tenant (``beta-`` + its id), with the same vector."""
 K_ASKED = (1, 3, 5, len(DEGENERATE))
-
-
-def vec(*values: float) -> np.ndarray:
-    return np.array(values, dtype=np.float32)
 
 
 def cosine(vector: np.ndarray, query: np.ndarray) -> float:
