@@ -39,6 +39,11 @@ POINTERS = [
      "'status': 'active', 'groups': ['engineering'], 'valid_from': '2026-01-01', 'valid_until': None}"),
     ("GroupsStringAsList", "test_every_malformed", "test_every_malformed_document_fails_closed",
      "returned but NOT eligible (a leak): m-string-groups: "),
+    ("FirstGroupOnly", "exact_strings", "test_groups_are_exact_strings",
+     "diagnosis, groups: two missing; a probe holding only its groups ['finance', 'engineering'] is missing too "
+     "[hint: a document is admitted when any of its groups is one of the principal's"),
+    ("GroupsListBoundAsText", "test_date_boundaries", "test_date_boundaries?valid_from is inclusive*",
+     "diagnosis, base: the probe {'tenant': 'acme', 'logical_id': '!probe-base', "),
     ("DropsTenantClause", "test_tenant_isolation", "test_tenant_isolation",
      "tenant 'acme' (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): "),
     ("CachesAcrossRevocation", "test_revoke_a_group", "test_revoke_a_group",
@@ -176,6 +181,8 @@ POINTERS = [
      "fails; after each step the native filter is checked for 4 principals and unfiltered"),
     ("OptimizeRestoresFlags", "generated_sequences", "test_generated_sequences_of_operations",
      "adapter.optimize()"),
+    ("IndexLosesRowsAfterDelete", "generated_sequences", "test_generated_sequences_of_operations",
+     "diagnosis, lost: d"),
     ("AppendsOnUpsert", "upsert_of_an_existing", "test_upsert_of_an_existing_id_replaces_it",
      "tenant acme after a1 moved to beta: returned but NOT eligible (a leak): a1: {'tenant': 'beta'"),
     ("RaisesOnUnknownDelete", "unknown_id", "test_deleting_an_unknown_id_is_ignored", "KeyError"),
@@ -350,10 +357,29 @@ def test_the_scale_tier_takes_a_larger_corpus_on_request(pytester: pytest.Pytest
     off.assert_outcomes(skipped=1)
 
 
-def test_a_missing_open_ended_window_fails_an_eligibility_test_first(pytester: pytest.Pytester) -> None:
-    """The first failure names the clause (a date boundary), not a placement test about HNSW."""
-    result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:DropsOpenEnded", "-x")
-    result.stdout.fnmatch_lines(["FAILED *::test_date_boundaries*"])
+# (defect, the clause its first failure must name, a piece of that diagnosis)
+FIRST_DIAGNOSES = [
+    ("DropsOpenEnded", "window", "dated missing; a probe holding only its valid_from '2026-09-08', no valid_until "
+                                 "is missing too"),
+    ("IgnoresValidUntil", "window", "dated leaked, rejected by the policy's window; a probe holding only its "
+                                    "valid_from '2026-01-01', valid_until '2026-09-08' is returned too"),
+    ("DropsTenantClause", "tenant", "other leaked, rejected by the policy's tenant; a probe holding only its tenant "
+                                    "'zeta' is returned too"),
+    ("FirstGroupOnly", "groups", "two missing; a probe holding only its groups ['finance', 'engineering']"),
+    ("ZoneMapWidenedOnUpsert", "history", "d missing; in a store of probes, each clause's probe and its whole "
+                                          "metadata come back"),
+]
+
+
+@pytest.mark.parametrize(("defect", "cause", "piece"), FIRST_DIAGNOSES, ids=[d for d, *_ in FIRST_DIAGNOSES])
+def test_the_first_failure_names_the_clause_at_fault(pytester: pytest.Pytester, defect: str, cause: str,
+                                                      piece: str) -> None:
+    """Whatever test fails first (a date boundary for a tenant clause left out), its diagnosis names the clause
+    the store disagrees on, asked again clause by clause, or the history when a fresh store answers right."""
+    result = pytester.runpytest(*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}", "-x")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    diagnoses = [line.strip().removeprefix("E").strip() for line in result.stdout.lines if "diagnosis, " in line]
+    assert diagnoses and diagnoses[0].startswith(f"diagnosis, {cause}: {piece}"), diagnoses
     assert "test_pre_filter_contains_post_filter" not in result.stdout.str()
 
 

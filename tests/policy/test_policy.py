@@ -15,7 +15,7 @@ from filterproof.evaluation.scoring import selections
 from filterproof.evaluation.strategies import ranked_search
 from filterproof.evaluation.truth import Prepared
 from filterproof.fixtures import Fixture
-from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible, parse_date, problem
+from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible, parse_date, problem, rejected_by
 
 AS_OF = date(2026, 9, 8)
 
@@ -41,6 +41,23 @@ def test_the_baseline_document_is_eligible(doc: dict, where: PolicyFilter) -> No
 ])
 def test_each_eligibility_boundary_rejects(doc: dict, where: PolicyFilter, field: str, value: object) -> None:
     assert not is_eligible({**doc, field: value}, where)
+    clause = {"valid_from": "window", "valid_until": "window"}.get(field, field)
+    assert rejected_by({**doc, field: value}, where)[:1] == [clause]  # (beta's pair has another revision too)
+
+
+def test_the_clauses_that_reject_are_named_together_and_malformed_alone(doc: dict, where: PolicyFilter) -> None:
+    """``rejected_by`` names every failing clause (a diagnosis names them); malformed metadata is one cause."""
+    assert rejected_by(doc, where) == []
+    assert rejected_by({**doc, "status": "draft", "groups": ["x"]}, where) == ["status", "groups"]
+    assert rejected_by({**doc, "groups": "engineering", "tenant": "beta"}, where) == ["malformed"]
+
+
+def test_eligible_exactly_when_no_clause_rejects(lab: Fixture) -> None:
+    """One predicate, two readings: every fixture document under every case's filter."""
+    for case in lab.cases:
+        flt = PolicyFilter(case.principal, case.as_of, lab.active)
+        for document in lab.documents:
+            assert is_eligible(document.metadata, flt) == (rejected_by(document.metadata, flt) == [])
 
 
 @pytest.mark.parametrize("field", ["tenant", "logical_id", "revision", "status", "groups", "valid_from"])

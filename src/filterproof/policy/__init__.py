@@ -242,18 +242,44 @@ def in_window(meta: Mapping[str, Any], as_of: date) -> bool:
     return start is not None and start <= as_of and (end is None or as_of < end)
 
 
+def same_tenant(meta: Mapping[str, Any], flt: PolicyFilter) -> bool:
+    return bool(meta["tenant"] == flt.principal.tenant)
+
+
+def is_active(meta: Mapping[str, Any], flt: PolicyFilter) -> bool:
+    return bool(meta["status"] == ACTIVE_STATUS)
+
+
+def is_authoritative(meta: Mapping[str, Any], flt: PolicyFilter) -> bool:
+    return bool(meta["revision"] == flt.active[(meta["tenant"], meta["logical_id"])])
+
+
+def shares_a_group(meta: Mapping[str, Any], flt: PolicyFilter) -> bool:
+    return not set(meta["groups"]).isdisjoint(flt.principal.groups)
+
+
+def in_effect(meta: Mapping[str, Any], flt: PolicyFilter) -> bool:
+    return in_window(meta, flt.as_of)
+
+
+CLAUSES = {"tenant": same_tenant, "status": is_active, "revision": is_authoritative, "groups": shares_a_group,
+           "window": in_effect}
+"""The policy's clauses of a well-formed document, by name, in the order a diagnosis names them."""
+
+
 def is_eligible(meta: Mapping[str, Any], flt: PolicyFilter) -> bool:
     """The policy predicate. Malformed metadata is never eligible."""
     if problem(meta, flt.active):
         return False
-    principal = flt.principal
-    return (
-        meta["tenant"] == principal.tenant
-        and meta["status"] == ACTIVE_STATUS
-        and meta["revision"] == flt.active[(meta["tenant"], meta["logical_id"])]
-        and not set(meta["groups"]).isdisjoint(principal.groups)
-        and in_window(meta, flt.as_of)
-    )
+    return all(clause(meta, flt) for clause in CLAUSES.values())
+
+
+def rejected_by(meta: Mapping[str, Any], flt: PolicyFilter) -> list[str]:
+    """The clauses that reject a document: ``["malformed"]`` for malformed metadata, else each failing clause's
+    name from ``CLAUSES`` (empty: eligible)."""
+    if problem(meta, flt.active):
+        return ["malformed"]
+    return [name for name, clause in CLAUSES.items() if not clause(meta, flt)]
 
 
 def eligible_ids(documents: Iterable[tuple[str, Mapping[str, Any]]], flt: PolicyFilter) -> set[str]:

@@ -93,7 +93,7 @@ def ask_world(s: sc.Scenario, world: generated.World, tolerance: float) -> list[
         zone = f" under TZ={world.zone}" if world.zone else ""
         assert got <= want and len(got) >= len(want) * (1 - tolerance), (
             f"{sc.asked(where)}{zone}, active revisions {where.active.to_json()}: "
-            f"{sc.mismatch(got, want, s.docs, hint=True)}")
+            f"{sc.mismatch(got, want, s.docs)}{s.diagnose(where, got, want)}")
         admitted.append(want)
     return admitted
 

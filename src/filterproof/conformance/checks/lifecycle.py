@@ -139,7 +139,7 @@ class LifecycleChecks(Budgets):
             where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for(docs, p=revision))
             got = s.native_ids(where)
             assert got == expected, (f"the map alone moved acme/p to revision {revision}: "
-                                     f"{sc.mismatch(got, expected, s.docs)}")
+                                     f"{sc.mismatch(got, expected, s.docs)}{s.diagnose(where, got, expected)}")
 
     def test_publish_a_new_document(self, mutable: Adapter) -> None:
         """A document upserted after the first query is found by the next one.
@@ -183,7 +183,8 @@ class LifecycleChecks(Budgets):
                 s.update("d", sc.meta(**{field: value}))
                 got, want = s.native_ids(where), s.policy_ids(where)
                 assert got == want, (f"after update_metadata set {field} to {sc.shown(value)} (the document alone in "
-                                     f"the store, written with {sc.shown(start)}): {sc.mismatch(got, want, s.docs)}")
+                                     f"the store, written with {sc.shown(start)}): {sc.mismatch(got, want, s.docs)}"
+                                     f"{s.diagnose(where, got, want)}")
 
     def test_generated_sequences_of_operations(self, mutable: Adapter, request: pytest.FixtureRequest) -> None:
         """Generated sequences of upserts (new, replacing, after a delete), deletes (known and unknown ids),

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from filterproof.adapters.base import Adapter, Record, optimize, sync_active
+from filterproof.conformance.worlds import diagnosis
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.conformance.worlds.twins import shown
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
@@ -202,7 +203,10 @@ def check(model: Model, adapter: Adapter, tolerance: float = 0.0) -> str | None:
     depth = len(model.docs) + 2
     unfiltered = {h.id for h in adapter.search(QUERY, depth, None)}
     if unfiltered != set(model.docs):
-        return f"unfiltered search returned {sorted(unfiltered)}, the store holds {sorted(model.docs)}"
+        return (f"unfiltered search returned {sorted(unfiltered)}, the store holds {sorted(model.docs)}"
+                + diagnosis.lines({cause: [", ".join(sorted(ids))] for cause, ids in
+                                   (("lost", set(model.docs) - unfiltered), ("phantom", unfiltered - set(model.docs)))
+                                   if ids}))
     model.checks += 1
     wheres = [PolicyFilter(principal, sc.AS_OF, model.active) for principal in PRINCIPALS]
     model.nonempty += any(eligible_ids(model.docs.items(), where) for where in wheres)
@@ -210,7 +214,8 @@ def check(model: Model, adapter: Adapter, tolerance: float = 0.0) -> str | None:
         got = {h.id for h in adapter.search(QUERY, depth, where)}
         want = eligible_ids(model.docs.items(), where)
         if not (got <= want and len(got) >= len(want) * (1 - tolerance)):
-            return f"{sc.asked(where)}: {sc.mismatch(got, want, model.docs, hint=True)}"
+            return f"{sc.asked(where)}: {sc.mismatch(got, want, model.docs)}" + diagnosis.by_policy(
+                model.docs, where, got, want)
     return None
 
 

@@ -96,12 +96,16 @@ class SizeWorld:
                  f"must hold (said: {'; '.join(refused[i] for i in sorted(set(refused) - self.may_refuse))})"
                  ] if set(refused) - self.may_refuse else []
         active = self.active if self.active is not None else sc.active_for(docs)
+        first = None
         for principal in self.principals:
             where = PolicyFilter(principal, sc.AS_OF, active)
             got, want = s.native_ids(where), s.policy_ids(where) - set(refused)
             if got != want:
                 found.append(f"[{self.label}] {sc.asked(where)}: {sc.mismatch(got, want, s.docs)} "
                              f"({'; '.join(f'{i} is {self.what[i]}' for i in sorted(got ^ want) if i in self.what)})")
+                first = first or (where, got, want)
+        if first:  # the world's first wrong answer diagnosed, last: it empties the store
+            found[-1] += s.diagnose(*first)
         return found
 
     def _probe(self, scenario: sc.Scenario, batch: Sequence[str], written: list[Sequence[str]]) -> None:

@@ -112,3 +112,26 @@ class DropsOpenEnded(RowPredicate):
 
     def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
         return meta.get("valid_until") is not None and is_eligible(meta, where)
+
+
+class FirstGroupOnly(RowPredicate):
+    """Writes the groups list into a scalar column, which keeps its first value (a driver casting a list into
+    a text column, a schema inferred from one row): a document is found by its first group only."""
+
+    name = "defect-first-group-only"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        groups = meta.get("groups")
+        first = {**meta, "groups": groups[:1]} if isinstance(groups, list) and groups else meta
+        return is_eligible(first, where)
+
+
+class GroupsListBoundAsText(RowPredicate):
+    """Binds the principal's groups as one parameter the store reads as text (``"('engineering',)"``, a driver
+    without list binding): no document's group equals it, so every filtered search comes back empty."""
+
+    name = "defect-groups-list-bound-as-text"
+
+    def asked(self, where: PolicyFilter) -> PolicyFilter:
+        return PolicyFilter(Principal(where.principal.tenant, (str(where.principal.groups),)), where.as_of,
+                            where.active)

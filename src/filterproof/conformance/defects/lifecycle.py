@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import Record
+from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.policy import ActiveRevisions, PolicyFilter, parse_date, structural_problem
 from filterproof.policy.columns import PolicyColumns
@@ -216,3 +216,27 @@ class ZoneMapWidenedOnUpsert(ReferenceAdapter):
         before = self._first is None or where.as_of < self._first
         after = not self._open and (self._last is None or where.as_of >= self._last)
         return np.zeros_like(found) if before or after else found
+
+
+class IndexLosesRowsAfterDelete(ReferenceAdapter):
+    """An index a delete leaves broken: rows inserted after any delete are stored but never found, by a filtered
+    or an unfiltered search (DuckDB's HNSW index after DELETE then INSERT; rebuilding it repairs it: ``reset``)."""
+
+    name = "defect-index-loses-rows-after-delete"
+
+    def _clear(self, dim: int) -> None:
+        super()._clear(dim)
+        self._deleted, self._unindexed = False, set[str]()
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._deleted = self._deleted or any(i in self._row for i in ids)
+        super().delete(ids)
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        if self._deleted:
+            self._unindexed |= {r.id for r in records if r.id not in self._row}
+        super().upsert(records)
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        hits = super().search(vector, k + len(self._unindexed), where)
+        return [h for h in hits if h.id not in self._unindexed][:k]

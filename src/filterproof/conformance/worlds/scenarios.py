@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from filterproof.adapters.base import Adapter, Hit, Record, sync_active
+from filterproof.conformance.worlds import diagnosis
 from filterproof.conformance.worlds.twins import shown
 from filterproof.embedding.spaces import TfidfSpace
 from filterproof.evaluation.strategies import ranked_search
@@ -67,10 +68,14 @@ class Scenario:
     """Every id ever upserted, in order: tie order, and a deleted id returned is named, not unknown."""
     synced: ActiveRevisions | None = None
     """The map last given to the adapter's ``set_active_revisions``."""
+    changed: bool = False
+    """Whether the store was written to (or given another map) since it was built: a diagnosis then suspects
+    that history when a fresh store answers right."""
 
     def sync(self, active: ActiveRevisions) -> None:
         """Tell the adapter the authoritative map, as an application would after changing it."""
         if active is not self.synced:
+            self.changed = self.changed or self.synced is not None
             sync_active(self.adapter, active)
             self.synced = active
 
@@ -99,14 +104,17 @@ class Scenario:
         vector = self.space.queries([text or f"{QUERY} {doc_id.replace('-', ' ')}"])[0]
         self.docs[doc_id], self.vectors[doc_id] = dict(metadata), vector
         self.known.setdefault(doc_id, len(self.known))
+        self.changed = True
         self.adapter.upsert([Record(doc_id, vector, dict(metadata))])
 
     def update(self, doc_id: str, metadata: Mapping[str, Any]) -> None:
         self.docs[doc_id] = dict(metadata)
+        self.changed = True
         self.adapter.update_metadata(doc_id, dict(metadata))
 
     def delete(self, doc_id: str) -> None:
         del self.docs[doc_id], self.vectors[doc_id]
+        self.changed = True
         self.adapter.delete([doc_id])
 
     def native(self, where: PolicyFilter | None, k: int | None = None) -> list[Hit]:
@@ -123,6 +131,11 @@ class Scenario:
     def policy_ids(self, where: PolicyFilter) -> set[str]:
         return eligible_ids(self.docs.items(), where)
 
+    def diagnose(self, where: PolicyFilter, got: set[str], want: set[str]) -> str:
+        """The cause of a wrong answer, clause by clause (``diagnosis``); the store is reset on the way, so this
+        is the last thing a failing check does with the scenario."""
+        return diagnosis.diagnose(self.adapter, self.docs, self.vectors, self.query, where, got, want, self.changed)
+
 
 def describe(ids: Iterable[str], docs: Mapping[str, Mapping[str, Any]]) -> str:
     """Each document's id and metadata, strings escaped so that two different identities never print alike."""
@@ -131,18 +144,10 @@ def describe(ids: Iterable[str], docs: Mapping[str, Mapping[str, Any]]) -> str:
 
 LEAK = "returned but NOT eligible (a leak)"
 MISSING = "eligible but NOT returned (missing)"
-HINTS = {LEAK: "the native filter admits what the policy rejects: compare the metadata with filterproof.policy",
-         MISSING: "the native filter rejects what the policy admits (an encoding that drops a valid value), or the "
-                  "search stopped before reaching it (a candidate pool, a page)"}
-
-
-def mismatch(got: set[str], want: set[str], docs: Mapping[str, Mapping[str, Any]], hint: bool = False) -> str:
-    """An assertion message naming the documents a native filter got wrong, with their metadata: which way
-    (a leak, or missing), and with ``hint`` what each way usually means."""
-    parts = []
-    for way, ids in ((LEAK, got - want), (MISSING, want - got)):
-        if ids:
-            parts.append(f"{way}: {describe(ids, docs)}" + (f" [hint: {HINTS[way]}]" if hint else ""))
+def mismatch(got: set[str], want: set[str], docs: Mapping[str, Mapping[str, Any]]) -> str:
+    """An assertion message naming the documents a native filter got wrong, with their metadata, and which way
+    (a leak, or missing); ``Scenario.diagnose`` says why."""
+    parts = [f"{way}: {describe(ids, docs)}" for way, ids in ((LEAK, got - want), (MISSING, want - got)) if ids]
     return " | ".join(parts)
 
 
@@ -165,4 +170,4 @@ SHOWN_GROUPS = 8
 def expect_policy(s: Scenario, where: PolicyFilter, label: str) -> None:
     """The native filter returns exactly the policy's eligible set; else a message naming the documents."""
     got, want = s.native_ids(where), s.policy_ids(where)
-    assert got == want, f"{label} ({asked(where)}): {mismatch(got, want, s.docs, hint=True)}"
+    assert got == want, f"{label} ({asked(where)}): {mismatch(got, want, s.docs)}{s.diagnose(where, got, want)}"

@@ -51,7 +51,7 @@ class TwinWorld:
     def failures(self, adapter: Adapter) -> list[str]:
         """One line per (map, principal, day) whose native answer differs from the policy's."""
         s = sc.Scenario.build(adapter, self.docs, texts=spread_texts(self.docs), batches=self.batches)
-        found = []
+        found, first = [], None
         for map_label, active in self.maps.items():
             for principal in self.principals:
                 for day in self.days:
@@ -61,6 +61,9 @@ class TwinWorld:
                         named = "; ".join(f"{i} is {self.what[i]}" for i in sorted(got ^ want) if i in self.what)
                         found.append(f"[{self.label}, {map_label}] {sc.asked(where)}: "
                                      f"{sc.mismatch(got, want, s.docs)}" + (f" ({named})" if named else ""))
+                        first = first or (where, got, want)
+        if first:  # the world's first wrong answer diagnosed, last: it empties the store
+            found[0] += s.diagnose(*first)
         return found
 
 
