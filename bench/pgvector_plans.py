@@ -38,7 +38,7 @@ def main(documents: int) -> None:
         store.optimize()  # type: ignore[attr-defined]
         plans: dict[float | None, collections.Counter[str]] = collections.defaultdict(collections.Counter)
         for case, query, where in zip(data.fixture.cases, data.query_vectors, data.filters, strict=True):
-            plans[case_level(case.id)][plan_kind(store.explain(query, 10, where))] += 1  # type: ignore[attr-defined]
+            plans[case_level(case.id)][plan_kind(store.explain(query, 10, where).detail)] += 1  # type: ignore[attr-defined]
     finally:
         store.close()
     print(f"{documents} documents, pgvector:index=hnsw, plans per selectivity level (cases):")

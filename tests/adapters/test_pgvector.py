@@ -77,15 +77,19 @@ def test_bad_options_name_the_key(spec: str, message: str) -> None:
         open_backend(spec)
 
 
-@pytest.mark.parametrize(("spec", "exact", "tolerance"), [
-    ("pgvector", True, 0.0), ("pgvector:index=hnsw", False, 1.0),
-    ("pgvector:index=hnsw,iterative_scan=strict_order", False, 0.01),
-    ("pgvector:index=ivfflat,iterative_scan=relaxed_order", False, 0.05),
+@pytest.mark.parametrize(("spec", "exact", "tolerance", "path"), [
+    ("pgvector", True, 0.0, "exact scan"), ("pgvector:index=hnsw", False, 1.0, None),
+    ("pgvector:index=hnsw,plan=seqscan", True, 0.0, "exact scan"),
+    ("pgvector:index=hnsw,plan=index", False, 1.0, "post-filter"),
+    ("pgvector:index=hnsw,iterative_scan=strict_order,plan=index", False, 0.01, "index"),
+    ("pgvector:index=ivfflat,iterative_scan=relaxed_order", False, 0.05, None),
 ])
-def test_capabilities_follow_the_options(spec: str, exact: bool, tolerance: float) -> None:
+def test_capabilities_follow_the_options(spec: str, exact: bool, tolerance: float, path: str | None) -> None:
+    """Exactness, tolerance and the declared path; plan=auto declares none (the planner decides per query)."""
     adapter = open_backend(spec)
     try:
-        assert (adapter.capabilities.exact, adapter.capabilities.recall_tolerance) == (exact, tolerance)
+        caps = adapter.capabilities
+        assert (caps.exact, caps.recall_tolerance, caps.search_path) == (exact, tolerance, path)
     finally:
         adapter.close()
 
@@ -108,7 +112,9 @@ def test_iterative_scans_on_a_forced_hnsw(iterative: str, ef_search: int, found:
     try:
         s, where = selective(adapter)
         assert len(s.native(where, 10)) == found
-        assert "Index Scan using" in adapter.explain(s.query, 10, where)  # type: ignore[attr-defined]
+        path = adapter.explain(s.query, 10, where)  # type: ignore[attr-defined]
+        assert "Index Scan using" in path.detail
+        assert path.kind == ("post-filter" if iterative == "off" else "index")
     finally:
         adapter.close()
 
@@ -120,12 +126,26 @@ def test_the_planner_scans_small_tables_unless_told_not_to() -> None:
         for adapter, found in ((auto, 4), (forced, 0)):
             s, where = selective(adapter)
             adapter.optimize()  # type: ignore[attr-defined]
-            plan = adapter.explain(s.query, 10, where)  # type: ignore[attr-defined]
-            assert ("_embedding" in plan) == (adapter is forced), plan
+            path = adapter.explain(s.query, 10, where)  # type: ignore[attr-defined]
+            assert ("_embedding" in path.detail) == (adapter is forced), path.detail
+            assert path.kind == ("post-filter" if adapter is forced else "exact scan")
             assert len(s.native(where, 10)) == found
     finally:
         auto.close()
         forced.close()
+
+
+def test_plan_seqscan_scans_exactly_beside_an_hnsw_index() -> None:
+    """plan=seqscan: index scans off for the session, so the forced-HNSW table's 4 are found by an exact scan."""
+    adapter = open_backend("pgvector:index=hnsw,plan=seqscan")
+    try:
+        s, where = selective(adapter)
+        adapter.optimize()  # type: ignore[attr-defined]
+        path = adapter.explain(s.query, 10, where)  # type: ignore[attr-defined]
+        assert path.kind == "exact scan" and "Seq Scan" in path.detail, path.detail
+        assert len(s.native(where, 10)) == 4
+    finally:
+        adapter.close()
 
 
 def test_ivfflat_builds_lists_from_the_rows() -> None:

@@ -428,3 +428,33 @@ def test_capabilities_skip_what_an_adapter_cannot_take(pytester: pytest.Pytester
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0 and outcomes["skipped"] >= 15 and outcomes["passed"] >= 5
     result.stdout.fnmatch_lines(["*rank-only-store declares native_filter=False: no pre_filter to check*"])
+
+
+def test_a_green_run_on_another_path_than_the_declared_one_warns(pytester: pytest.Pytester) -> None:
+    """An adapter meant to search an index whose store scans instead (DuckDB's HNSW skipped for an EXISTS) is
+    green on answers; the scale tier says the path was not the declared one."""
+    pytester.makepyfile(declared='''
+        from dataclasses import replace
+
+        from filterproof.adapters.reference import ReferenceAdapter
+
+        class ScansButDeclaresAnIndex(ReferenceAdapter):
+            name = "scans-but-declares-an-index"
+            capabilities = replace(ReferenceAdapter.capabilities, search_path="index")
+    ''')
+    pytester.syspathinsert()
+    result = pytester.runpytest(*SUITE, "--adapter", "declared:ScansButDeclaresAnIndex", "-k", "test_scale_tier",
+                                "--conformance-scale", "1000")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*SearchPathWarning: scale tier: scans-but-declares-an-index declares "
+                                 "search_path='index', but its filtered searches took: exact scan 11 of 11*"])
+
+
+@pytest.mark.parametrize(("spec", "path"), [("pgvector:index=hnsw,plan=seqscan", "exact scan 11 of 11"),
+                                            ("pgvector:index=hnsw,plan=index,iterative_scan=strict_order",
+                                             "index 11 of 11")])
+def test_the_scale_tier_names_the_path_of_filtered_searches(pytester: pytest.Pytester, spec: str,
+                                                            path: str) -> None:
+    result = pytester.runpytest(*SUITE, "--backend", spec, "-k", "test_scale_tier", "--conformance-scale", "1000")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"[[]filterproof[]] scale tier, 1,000 documents: filtered searches take: {path} *"])

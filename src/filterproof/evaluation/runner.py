@@ -18,6 +18,7 @@ import contextlib
 import ctypes
 import gc
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 from filterproof.adapters.base import Adapter, Hit, records_of, sync_active
 from filterproof.adapters.ownership import NotOurs
 from filterproof.adapters.registry import Resolved, resolve
+from filterproof.adapters.searchpath import paths_taken
 from filterproof.adapters.spec import BackendSpec
 from filterproof.errors import BackendUnavailable, UsageError
 from filterproof.evaluation.scoring import CaseRow, score_case
@@ -99,11 +101,14 @@ class BackendRun:
     """Documents the store refused as beyond its engine's limits (id: why); never written, never returned."""
     without_refused: dict[str, Any] | None = None
     """With refusals: ``{"differences": n, "first": [...]}`` against the reference run without those documents."""
+    paths: dict[str, int] = field(default_factory=dict)
+    """How many sampled filtered searches took each path (``searchpath``: index, post-filter, exact scan,
+    unknown)."""
 
     def info(self) -> dict[str, Any]:
         info = {"label": self.label, "backend": self.backend, "fixture": self.fixture, "options": self.options,
                 "status": self.status, "reason": self.reason, "capabilities": self.capabilities,
-                "timings": self.timings}
+                "timings": self.timings, "paths": self.paths}
         if self.not_indexable:
             shown = dict(list(self.not_indexable.items())[:SHOWN_REFUSALS])
             info["not_indexable"] = {"count": len(self.not_indexable), "documents": shown,
@@ -234,6 +239,8 @@ def _measured(adapter: TimedAdapter, prepared: Prepared, settings: Settings, run
     native = adapter.capabilities.native_filter
     filtered = rankings(adapter, prepared, settings, True, tick, run.label) if native else None
     t_filtered = clock.inside - inside_ingest - t_unfiltered
+    if native:  # after the timed queries: an EXPLAIN is not a search
+        run.paths = dict(sampled_paths(adapter.inner, prepared, settings.kmax))
     timings["query_s"] = time.perf_counter() - start
     n = len(prepared.truths)
     timings["batched_qps"] = {"unfiltered": n / t_unfiltered if t_unfiltered else None,
@@ -248,6 +255,18 @@ def _measured(adapter: TimedAdapter, prepared: Prepared, settings: Settings, run
     timings["evaluate_s"] = time.perf_counter() - start
     timings["overhead_ingest"] = overhead(timings["ingest_s"], inside_ingest)
     timings["overhead_queries"] = overhead(timings["query_s"], t_unfiltered + t_filtered)
+
+
+PATH_SAMPLE = 40
+"""Filtered searches explained per run (evenly spaced over the cases, so that every level is asked)."""
+
+
+def sampled_paths(adapter: Adapter, prepared: Prepared, k: int) -> Counter[str]:
+    """The paths ``PATH_SAMPLE`` of the fixture's filtered searches take (``explain``)."""
+    n = len(prepared.truths)
+    count = min(n, PATH_SAMPLE)
+    rows = sorted({round(i * (n - 1) / max(count - 1, 1)) for i in range(count)})
+    return paths_taken(adapter, prepared.query_vectors[rows], k, [prepared.truths[i].filter for i in rows])
 
 
 def run_backend(prepared: Prepared, backend: Resolved | BackendSpec | str, settings: Settings,

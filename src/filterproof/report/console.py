@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from filterproof.adapters.searchpath import off_declared, summary
 from filterproof.evaluation.congruence import REFERENCE, differences, refusal_summary
 from filterproof.evaluation.scoring import CaseRow
 from filterproof.evaluation.scoring import strategy_label as label_of
@@ -183,6 +184,19 @@ def status_lines(results: Results, fixture: str) -> list[Text]:
     return lines
 
 
+def path_lines(results: Results, fixture: str) -> list[Text]:
+    """Per backend: the paths its sampled filtered searches took (``explain``), in yellow when another than the
+    path it declares."""
+    lines = []
+    for b in results.backends:
+        if b["fixture"] == fixture and b["status"] == "ok" and b.get("paths"):
+            declared = b.get("capabilities", {}).get("search_path")
+            off = off_declared(b["label"], declared, b["paths"])
+            lines.append(Text(off, style="yellow") if off else
+                         Text(f"{b['label']}: filtered searches took {summary(b['paths'])}", style="dim"))
+    return lines
+
+
 def render_compare(console: Console, results: Results, show_cases: bool | None = None,
                    verbose: bool = False) -> None:
     for info in results.fixtures:
@@ -196,6 +210,8 @@ def render_compare(console: Console, results: Results, show_cases: bool | None =
         console.print(side_by_side(results, fixture, labels, info["cases"]))
         lines = congruence_lines(results, fixture, labels)
         for _, line, _ in lines:
+            console.print(line)
+        for line in path_lines(results, fixture):
             console.print(line)
         differing = {label for label, _, differs in lines if differs}
         shown = [lb for lb in labels if verbose or lb == labels[0] or lb in differing]

@@ -53,6 +53,7 @@ from filterproof.adapters.lancedb.owned import mark_of, marked, owned
 from filterproof.adapters.ownership import claim
 from filterproof.adapters.readers import OpensReaders, StoreReader
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
+from filterproof.adapters.searchpath import SearchPath
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
 DEFAULT_TABLE = "filterproof"
@@ -73,10 +74,24 @@ def capabilities_of(options: LanceDBOptions) -> Capabilities:
 def _capabilities(options: LanceDBOptions) -> Capabilities:
     persistent = options.path is not None
     if not options.prefilter:  # filters the nearest rows only: short under any selective filter, by design
-        return Capabilities(native_filter=True, exact=False, persistent=persistent, recall_tolerance=1.0)
+        return Capabilities(native_filter=True, exact=False, persistent=persistent, recall_tolerance=1.0,
+                            search_path="post-filter")
     if options.index == "flat":
-        return Capabilities(native_filter=True, exact=True, persistent=persistent)
+        return Capabilities(native_filter=True, exact=True, persistent=persistent, search_path="exact scan")
+    # An index serves a table from index_min_rows rows on: the path depends on the table, and is not declared.
     return Capabilities(native_filter=True, exact=False, persistent=persistent, recall_tolerance=RECALL_TOLERANCE)
+
+
+def path_of(plan: str) -> SearchPath:
+    """The path of a LanceDB plan (``explain_plan``): a ``FilterExec`` of the policy above the vector node is a
+    post-filter of its top K; ``ANNSubIndex`` is the vector index, ``KNNVectorDistance`` a flat scan."""
+    lines = plan.splitlines()
+    vector = next((n for n, line in enumerate(lines) if "ANNSubIndex" in line or "KNNVectorDistance" in line), None)
+    if vector is None:
+        return SearchPath("unknown", plan)
+    if any("FilterExec" in line and "_distance" not in line for line in lines[:vector]):
+        return SearchPath("post-filter", plan)
+    return SearchPath("index" if "ANNSubIndex" in plan else "exact scan", plan)
 
 
 def schema(dim: int, metadata: dict[bytes, bytes] | None = None) -> pa.Schema:
@@ -273,6 +288,12 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         if opts.ef is not None:
             query = query.ef(opts.ef)
         return query.select(["id", "_distance"]).limit(k)
+
+    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
+        """The path of this search, from LanceDB's physical plan (its text in ``detail``)."""
+        if self.options.index_scalar or self.options.index != "flat":
+            self._build_indexes()
+        return path_of(self.query(np.asarray(vector, dtype=np.float32)[None, :], k, where).explain_plan(True))
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         return self.search_batch(np.asarray(vector, dtype=np.float32)[None, :], k, [where])[0]

@@ -48,6 +48,7 @@ from filterproof.adapters.ownership import Marker, claim
 from filterproof.adapters.readers import OpensReaders, StoreReader
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key
+from filterproof.adapters.searchpath import SearchPath
 from filterproof.errors import BackendUnavailable
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
@@ -64,7 +65,8 @@ def capabilities_of(options: MilvusOptions, persistent: bool) -> Capabilities:
     exact = options.index == "flat"
     return Capabilities(native_filter=True, exact=exact, persistent=persistent, lifecycle=True,
                         recall_tolerance=0.0 if exact else RECALL_TOLERANCE,
-                        staleness_bound_s=STALENESS[options.consistency_level])
+                        staleness_bound_s=STALENESS[options.consistency_level],
+                        search_path="exact scan" if exact else None)
 
 
 class MilvusAdapter(OpensReaders, AdapterBase):
@@ -250,6 +252,11 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         if self.revision_flags:
             return mx.compile_expr(where, flag=True)
         return mx.compile_expr(where, self._keys(where.active, where.principal.tenant))
+
+    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
+        if self.options.index == "flat":
+            return SearchPath("exact scan", "a FLAT index: every vector the filter's bitset admits is scored")
+        return SearchPath("unknown", "Milvus does not explain a search")
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         return self.search_batch(np.asarray(vector, dtype=np.float32)[None, :], k, [where])[0]

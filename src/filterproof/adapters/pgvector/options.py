@@ -25,7 +25,7 @@ ROWS_PER_LIST = 1000
 
 Index = Literal["exact", "hnsw", "ivfflat"]
 IterativeScan = Literal["off", "strict_order", "relaxed_order"]
-Plan = Literal["auto", "index"]
+Plan = Literal["auto", "index", "seqscan"]
 
 
 class PgvectorOptions(RevisionOption, ReplaceOption):
@@ -41,7 +41,8 @@ class PgvectorOptions(RevisionOption, ReplaceOption):
                                           "unless replace=true); default: a fresh one, dropped")
     index: Index = Field("exact", description="vector index: none (exact scan), hnsw or ivfflat")
     plan: Plan = Field("auto", description="auto: the planner chooses; index: seq scans, bitmap scans and "
-                                           "sorts disabled per session, so the vector index serves every search")
+                                           "sorts disabled per session, so the vector index serves every search; "
+                                           "seqscan: index and bitmap scans disabled, every search an exact scan")
     ef_search: int = Field(EF_SEARCH, ge=1, le=1000, description="hnsw.ef_search")
     iterative_scan: IterativeScan = Field("off", description="hnsw/ivfflat.iterative_scan (pgvector 0.8)")
     max_scan_tuples: int = Field(MAX_SCAN_TUPLES, ge=1, description="hnsw.max_scan_tuples")

@@ -52,6 +52,7 @@ from filterproof.adapters.pgvector.owned import CONNECT_TIMEOUT, DSN_ENV, mark, 
 from filterproof.adapters.readers import OpensReaders, StoreReader
 from filterproof.adapters.refusals import Refusals
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
+from filterproof.adapters.searchpath import SearchPath
 from filterproof.errors import BackendUnavailable, UsageError
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
@@ -66,12 +67,24 @@ lists): under a selective filter it comes back short by design, so it promises n
 
 
 def capabilities_of(options: PgvectorOptions, persistent: bool) -> Capabilities:
-    if options.index == "exact":
+    if options.index == "exact" or options.plan == "seqscan":
         return Capabilities(native_filter=True, exact=True, persistent=persistent, lifecycle=True,
-                            staleness_bound_s=0.0)
+                            staleness_bound_s=0.0, search_path="exact scan")
     tolerance = TOLERANCE.get((options.index, options.iterative_scan), 1.0)
+    declared = None if options.plan == "auto" else "post-filter" if options.iterative_scan == "off" else "index"
     return Capabilities(native_filter=True, exact=False, persistent=persistent, lifecycle=True,
-                        recall_tolerance=tolerance, staleness_bound_s=0.0)
+                        recall_tolerance=tolerance, staleness_bound_s=0.0, search_path=declared)
+
+
+def path_of(plan: str, index: str, filtered: bool, iterative_scan: str) -> SearchPath:
+    """The path of an ``EXPLAIN``: the vector index (``{table}_embedding``) scanned, with the filter applied to
+    its fixed candidate list (no iterative scan) or inside it; else an exact scan of what the filter admits (a
+    sequential scan, or the tenant's btree, then a sort)."""
+    if f"{index}_embedding" not in plan:
+        return SearchPath("exact scan", plan)
+    if filtered and iterative_scan == "off":
+        return SearchPath("post-filter", plan)
+    return SearchPath("index", plan)
 
 
 def vector_text(vector: np.ndarray) -> str:
@@ -89,6 +102,8 @@ def session_settings(options: PgvectorOptions) -> dict[str, str]:
     }
     if options.plan == "index":
         settings |= {"enable_seqscan": "off", "enable_bitmapscan": "off", "enable_sort": "off"}
+    if options.plan == "seqscan":
+        settings |= {"enable_indexscan": "off", "enable_bitmapscan": "off", "enable_indexonlyscan": "off"}
     return settings
 
 
@@ -332,11 +347,13 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
             return pgsql.compile_where(where, flag=True)
         return pgsql.compile_where(where, self._keys(where.active, where.principal.tenant))
 
-    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> str:
-        """PostgreSQL's plan for this search (to see whether the vector index serves it)."""
+    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
+        """The path of this search, from PostgreSQL's plan (``EXPLAIN``, its text in ``detail``)."""
+        self._before_search()
         query, params = self._query(vector, k, where)
         rows = self._conn.execute(sql.SQL("EXPLAIN ") + query, params).fetchall()
-        return "\n".join(str(r[0]) for r in rows)
+        iterative = self.options.iterative_scan if self.options.index != "exact" else "off"
+        return path_of("\n".join(str(r[0]) for r in rows), self._table, where is not None, iterative)
 
     def _query(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> tuple[sql.Composed, tuple[Any, ...]]:
         row = np.asarray(vector, dtype=np.float32)

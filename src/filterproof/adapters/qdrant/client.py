@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 from qdrant_client import QdrantClient, models
 
 from filterproof.adapters.base import Capabilities
@@ -35,7 +36,9 @@ from filterproof.adapters.qdrant.options import QdrantLocalOptions, QdrantServer
 from filterproof.adapters.qdrant.owned import collection_mark, marked, owned
 from filterproof.adapters.qdrant.payload import ID, IndexKind
 from filterproof.adapters.readers import OpensReaders, ReadOnly
+from filterproof.adapters.searchpath import SearchPath
 from filterproof.errors import BackendUnavailable, NoSecondClient, ReaderFailed
+from filterproof.policy import PolicyFilter
 
 COLLECTION = "filterproof"
 RECALL_TOLERANCE = 0.01
@@ -129,7 +132,11 @@ class QdrantLocalAdapter(_ClientAdapter):
     name = "qdrant-local"
     Options = QdrantLocalOptions
     options: QdrantLocalOptions
-    capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+    capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True,
+                                search_path="exact scan")
+
+    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
+        return SearchPath("exact scan", "qdrant-client's local mode scores every point the filter admits, in Python")
 
     def open_reader(self) -> Any:
         raise NoSecondClient("qdrant-local: local mode holds its storage for one client (a second QdrantClient "
@@ -177,6 +184,7 @@ class QdrantServerAdapter(OpensReaders, _ClientAdapter):
         self.capabilities = Capabilities(
             native_filter=True, exact=opts.exact, persistent=False, lifecycle=True,
             recall_tolerance=0.0 if opts.exact else RECALL_TOLERANCE, staleness_bound_s=0.0 if opts.wait else None,
+            search_path="exact scan" if opts.exact else None,
         )
         self.url = url
         client = QdrantClient(url=url, api_key=opts.api_key or os.environ.get("QDRANT_API_KEY") or None,
@@ -198,6 +206,12 @@ class QdrantServerAdapter(OpensReaders, _ClientAdapter):
 
     def _reader_location(self) -> dict[str, Any] | None:
         return {"url": self.url, "collection": self._collection} if self._dim else None
+
+    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
+        if self.options.exact:
+            return SearchPath("exact scan", "SearchParams(exact=True): every point the filter admits is scored")
+        return SearchPath("unknown", "Qdrant chooses per query between its payload index and the filterable HNSW "
+                                     "graph, by the filter's cardinality, and does not say which")
 
 
 class QdrantServerReader(ReadOnly, QdrantServerAdapter):

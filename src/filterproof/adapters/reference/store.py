@@ -31,6 +31,7 @@ from scipy import sparse
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
 from filterproof.adapters.options import RevisionOption
+from filterproof.adapters.searchpath import SearchPath
 from filterproof.embedding.spaces import unit_rows
 from filterproof.errors import NoSecondClient
 from filterproof.policy import PolicyFilter
@@ -79,7 +80,7 @@ class ReferenceAdapter(AdapterBase):
     Options = ReferenceOptions
     options: ReferenceOptions
     capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True,
-                                staleness_bound_s=0.0)
+                                staleness_bound_s=0.0, search_path="exact scan")
     native = False
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
@@ -156,6 +157,9 @@ class ReferenceAdapter(AdapterBase):
         scores = self.scores(vector)
         rows = np.flatnonzero(self.mask(where)) if where is not None else np.arange(len(scores))
         return [Hit(self._ids[r], float(scores[r])) for r in top_k(scores, rows, k)]
+
+    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
+        return SearchPath("exact scan", "every row scored (numpy), the filter a mask over all rows")
 
     def close(self) -> None:
         self._changed()

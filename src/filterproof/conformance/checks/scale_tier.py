@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import itertools
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
+from filterproof.adapters import searchpath
 from filterproof.adapters.base import Adapter, Record, optimize, search_many, sync_active, update_many
 from filterproof.conformance.plugin import SCALE_ENV, Budgets, budget_seconds
 from filterproof.conformance.progress import OverBudget, Progress
@@ -173,6 +175,7 @@ class ScaleChecks(Budgets):
             progress.project("a filtered query", time.monotonic() - began, 1, queries, SHRINK)
         except OverBudget as stop:
             pytest.fail(str(stop), pytrace=False)
+        progress.note(f"filtered searches take: {report_paths(native, corpus)}", force=True)
         progress.note(f"asking {len(corpus.queries)} queries at K = {', '.join(map(str, KS))}", force=True)
         failures = answers_failures(native, corpus, n)
         progress.note(f"changing the corpus ({describe_changes(after)})", force=True)
@@ -181,6 +184,17 @@ class ScaleChecks(Budgets):
         failures += [f"after the changes near every query ({describe_changes(after)}): {line}"
                      for line in answers_failures(native, after.corpus, n)]
         assert not failures, "\n".join(failures)
+
+
+def report_paths(adapter: Adapter, corpus: scale_corpus.ScaleCorpus) -> str:
+    """The path each level's first query takes at K=10 (``explain``), summed up; a ``SearchPathWarning`` when it
+    is not the path the adapter declares (the run's verdict is then not about that path)."""
+    firsts = list({str(level): q for q, level in reversed(list(enumerate(corpus.levels)))}.values())[::-1]
+    taken = searchpath.paths_taken(adapter, corpus.queries[firsts], 10, [corpus.wheres[q] for q in firsts])
+    off = searchpath.off_declared(adapter.name, adapter.capabilities.search_path, taken)
+    if off:
+        warnings.warn(searchpath.SearchPathWarning(f"scale tier: {off}"), stacklevel=2)
+    return searchpath.summary(taken)
 
 
 def apply_changes(adapter: Adapter, corpus: scale_corpus.ScaleCorpus, changes: scale_changes.Changes) -> None:
