@@ -341,6 +341,20 @@ def test_a_store_writing_a_document_a_second_is_stopped_within_seconds(pytester:
                                  "--conformance-budget SECONDS*"])
 
 
+def test_generated_sequences_on_a_slow_store_stop_after_the_first(pytester: pytest.Pytester) -> None:
+    """A progress line at once; the first sequence's pace projects the run past its budget: stopped with the
+    option that runs fewer, not minutes of silence."""
+    result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:OneRequestPerDocument",
+                                "--backend-option", "write_s=0.25", "--conformance-budget", "20",
+                                "-k", "generated_sequences")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["[[]filterproof[]] generated sequences: 40 sequences of * to * steps (0 s)",
+                                 "generated sequences stopped: a generated sequence took * s for 1 (* s each), so "
+                                 "its 40 would take about * minutes, past the budget of 20 s. --conformance-examples "
+                                 "N (or $FILTERPROOF_CONFORMANCE_EXAMPLES) runs fewer; --conformance-budget*"])
+    assert "During handling" not in result.stdout.str()
+
+
 def test_a_window_covering_the_corpus_passes_the_scale_tier(pytester: pytest.Pytester) -> None:
     """The same windowed store, once its window holds every document, is exact: the tier passes it."""
     result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:WindowedNearest",

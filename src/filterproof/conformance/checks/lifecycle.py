@@ -4,6 +4,7 @@ generated sequences of operations (``sequences``)."""
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -13,7 +14,8 @@ import pytest
 from filterproof.adapters.base import Adapter
 from filterproof.conformance.checks import sequences as seq
 from filterproof.conformance.checks.generative import chosen_seed, replay_hint
-from filterproof.conformance.plugin import Budgets
+from filterproof.conformance.plugin import EXAMPLES_ENV, Budgets, budget_seconds
+from filterproof.conformance.progress import OverBudget, Progress
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.conformance.worlds.sequence_draws import drawn
 from filterproof.policy import PolicyFilter
@@ -55,17 +57,23 @@ class Coverage:
         return found
 
 
+SHRINK_SEQUENCES = f"--conformance-examples N (or ${EXAMPLES_ENV}) runs fewer"
 TOP_UP = 4
 """A run draws up to this many times its budget of sequences until it is strong (``Coverage.problems``)."""
 
 
-def run_sequences(adapter: Adapter, sequences: int, seed: Any = None) -> Coverage:
+def run_sequences(adapter: Adapter, sequences: int, seed: Any = None, progress: Progress | None = None) -> Coverage:
     """Run ``sequences`` generated sequences (``seed``: reproducible), and more (up to ``TOP_UP`` times as many)
     until the run is strong (every kind in ``REQUIRED_KINDS`` taken, enough checks with an eligible document), so
-    that a small budget is not a weak run by chance; the first failure is shrunk and raised as a script."""
+    that a small budget is not a weak run by chance; the first failure is shrunk and raised as a script.
+    ``progress`` prints a line now and then, and stops the run when the first sequence's pace projects the
+    whole run past its budget."""
     coverage = Coverage()
     seed = chosen_seed() if seed is None else seed
     rnd = random.Random(str(seed))
+    began = time.monotonic()
+    if progress is not None:
+        progress.note(f"{sequences} sequences of {MIN_STEPS} to {MAX_STEPS} steps", force=True)
     while coverage.sequences < sequences or (coverage.problems() and coverage.sequences < TOP_UP * sequences):
         model = seq.Model()
         steps: list[seq.Step] = []
@@ -74,6 +82,10 @@ def run_sequences(adapter: Adapter, sequences: int, seed: Any = None) -> Coverag
             smallest, note = seq.shrink(adapter, steps, failure)
             raise AssertionError(f"{seq.script(smallest, len(steps), note)}\n{replay_hint(seed)}")
         coverage.count(model)
+        if progress is not None:
+            if coverage.sequences == 1:
+                progress.project("a generated sequence", time.monotonic() - began, 1, sequences, SHRINK_SEQUENCES)
+            progress.note(f"{coverage.sequences} of {sequences} sequences, {coverage.checks} checks")
     return coverage
 
 
@@ -201,6 +213,14 @@ class LifecycleChecks(Budgets):
         comes back when the id is upserted again; an update of a deleted id that
         resurrects it; a cache that misses one kind of change.
         """
-        coverage = run_sequences(mutable, self.examples(request.config))
+        progress = Progress(request.config, "generated sequences", budget_seconds(request.config))
+        try:
+            coverage = run_sequences(mutable, self.examples(request.config), progress=progress)
+        except OverBudget as stop:
+            coverage, stopped = Coverage(), str(stop)
+        else:
+            stopped = ""
+        if stopped:  # outside the handler: the message alone, not the exception it replaces
+            pytest.fail(stopped, pytrace=False)
         weak = coverage.problems()
         assert not weak, f"the sequence test was too weak ({coverage.sequences} sequences): {'; '.join(weak)}"

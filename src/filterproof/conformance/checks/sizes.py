@@ -33,8 +33,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+
 from filterproof.adapters.base import Adapter, not_indexable
 from filterproof.conformance.checks.refused import refusal_failures
+from filterproof.conformance.plugin import budget_seconds
+from filterproof.conformance.progress import Progress
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.conformance.worlds.twin_worlds import big_principal_world, spread_texts
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
@@ -182,18 +186,23 @@ def long_map_world() -> SizeWorld:
                      active=active)
 
 
-def size_failures(adapter: Adapter) -> list[str]:
+def size_failures(adapter: Adapter, progress: Progress | None = None) -> list[str]:
     """Every failing world's lines: the principal in thousands of groups, then the documents, then the map, then
-    a refused document's lifecycle."""
-    return big_principal_world().failures(adapter) + [
-        line for world in (groups_world(), long_identities_world(), long_map_world())
-        for line in world.failures(adapter)] + refusal_failures(adapter, huge_groups())
+    a refused document's lifecycle (``progress``: a line as each begins)."""
+    found = []
+    for world in (big_principal_world(), groups_world(), long_identities_world(), long_map_world()):
+        if progress is not None:
+            progress.note(world.label, force=True)
+        found += world.failures(adapter)
+    if progress is not None:
+        progress.note("a refused document's lifecycle", force=True)
+    return found + refusal_failures(adapter, huge_groups())
 
 
 class SizeChecks:
     """Sizes past the engines' limits: answered exactly, or refused before the write and reported."""
 
-    def test_sizes(self, native: Adapter) -> None:
+    def test_sizes(self, native: Adapter, request: pytest.FixtureRequest) -> None:
         """A principal in 2,000 groups; documents in 3,000 and 10,000 groups; a tenant, logical id, group and
         document id of 20,000 characters beside twins differing in the last one; an active map of 12,000 entries
         for the principal's tenant; one document moved past the limits and back by updates, upserts and a
@@ -217,5 +226,5 @@ class SizeChecks:
         """
         from filterproof.conformance.checks.twin_checks import report
 
-        failures = size_failures(native)
+        failures = size_failures(native, Progress(request.config, "sizes", budget_seconds(request.config)))
         assert not failures, report(failures, "the sizes")
