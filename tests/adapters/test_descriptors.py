@@ -105,14 +105,16 @@ def test_a_store_added_as_a_package_is_listed_everywhere_without_another_edit(tm
         return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
                               check=True, timeout=300).stdout
 
-    listed = run("from filterproof.cli import app", "import sys; sys.argv = ['filterproof', 'backends']", "app()")
+    # One interpreter for the lists (each start imports the package): the fuzz targets, the docs, the defaults,
+    # then the backends command, which exits.
+    out = run("from filterproof.cli.fuzz import target_names", "print(target_names())", "import docs_hooks, yaml",
+              "print(docs_hooks.backends_table('backends/index.md'))",
+              "print(docs_hooks.with_store_pages(yaml.safe_load(open('mkdocs.yml'))['nav']))",
+              "from filterproof.cli.compare import DEFAULT_BACKENDS; print(DEFAULT_BACKENDS)", "print('-' * 8)",
+              "from filterproof.cli import app", "import sys; sys.argv = ['filterproof', 'backends']", "app()")
+    fuzz_help, docs, listed = out.split("\n", 1)[0], *out.split("\n", 1)[1].split("-" * 8 + "\n")
     assert "stub-store" in listed.split()
-    fuzz_help = run("from filterproof.cli.fuzz import target_names", "print(target_names())")
     assert "stub-store" in fuzz_help
-    docs = run("import docs_hooks, yaml",
-               "print(docs_hooks.backends_table('backends/index.md'))",
-               "print(docs_hooks.with_store_pages(yaml.safe_load(open('mkdocs.yml'))['nav']))",
-               "from filterproof.cli.compare import DEFAULT_BACKENDS; print(DEFAULT_BACKENDS)")
     assert "[`stub-store`](stub-store.md)" in docs and "{'stub-store': 'backends/stub-store.md'}" in docs
     assert "'stub-store'" in docs.splitlines()[-1]
     collected = subprocess.run(

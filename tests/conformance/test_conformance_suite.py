@@ -329,13 +329,13 @@ def test_the_scale_corpus_keeps_its_promises(n: int) -> None:
 
 
 def test_a_store_writing_a_document_a_second_is_stopped_within_seconds(pytester: pytest.Pytester) -> None:
-    """A progress line at once, and the tier stopped after its first 16 writes (16 s at 1 s each) with the pace,
+    """A progress line at once, and the tier stopped after its first 8 writes (8 s at 1 s each) with the pace,
     the projection and the options that shrink it, instead of about 90 minutes of silence."""
     result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:OneRequestPerDocument",
                                 "--backend-option", "write_s=1", "-k", "test_scale_tier")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["[[]filterproof[]] scale tier, 5,000 documents: writing the corpus (0 s)",
-                                 "*stopped: writing documents took 8.* s for 8 (1.0* s each), so its 5,222 would take "
+                                 "*stopped: writing documents took 4.* s for 4 (1.0* s each), so its 5,222 would take "
                                  "about 87 minutes, past the budget of 600 s. --conformance-scale N (or "
                                  "$FILTERPROOF_CONFORMANCE_SCALE) shrinks the tier, 0 turns it off; "
                                  "--conformance-budget SECONDS*"])

@@ -52,7 +52,7 @@ KS = (10, scale_corpus.K_MAX)
 SCORE_SLACK = 1e-4
 """A hit counts for recall when its exact score is within this of the K-th best (float32 stores, ties)."""
 BATCH = 512
-PROBE = 8
+PROBE = 4
 """The first upsert's size: small, so that a store writing a document a second is timed within seconds."""
 SHRINK = f"--conformance-scale N (or ${SCALE_ENV}) shrinks the tier, 0 turns it off"
 SHOWN = 5
