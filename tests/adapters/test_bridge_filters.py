@@ -13,7 +13,8 @@ from llama_index.core.vector_stores.types import FilterCondition, FilterOperator
 
 from filterproof.adapters.bridges import llamaindex_filters as lf
 from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdrant_compiler
-from filterproof.adapters.chroma.where import KEYS_PER_FILTER, compile_where
+from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
+from filterproof.adapters.chroma.where import compile_where
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
 

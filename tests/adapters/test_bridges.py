@@ -9,6 +9,8 @@ the value; a known integration failure is a strict xfail naming it (README, find
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -18,6 +20,7 @@ from filterproof.adapters import Adapter, BackendUnavailable, open_backend
 from filterproof.adapters.bridges.core import KeyedVectors
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import PolicyFilter, Principal
+from support.paths import ROOT
 
 PG_INJECTION = pytest.mark.xfail(strict=True, reason=(
     "finding: llama-index-vector-stores-postgres 0.9.0 pastes MetadataFilter values into SQL text: "
@@ -84,3 +87,11 @@ def test_llamaindex_pgvector_close_disposes_the_stores_engine() -> None:
     assert pool.checkedin() >= 1
     bridge.close()
     assert pool.checkedin() == 0
+
+
+def test_llamaindex_mmr_on_the_zero_query_still_raises_alone() -> None:
+    """The strict xfail of the LlamaIndex Chroma bridge's path=mmr, reproduced with llama-index-core alone (exit 1:
+    still raises; when a release fixes it, this fails and the xfail and the findings page go)."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "repro" / "llamaindex_mmr_zero_query.py")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "VIOLATED: raised KeyError" in run.stdout, run.stdout + run.stderr

@@ -11,6 +11,7 @@ quick budget in the README's test command.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -303,9 +304,12 @@ class TestLlamaIndexChroma(BridgeConformanceTests):
 
     def test_degenerate_vectors_neither_lead_nor_leak(self, adapter: Adapter, request: pytest.FixtureRequest) -> None:
         """See ``VectorChecks``; path=mmr raises on the zero vector as the query (``ZERO_QUERY_MMR``)."""
-        if request.node.callspec.params.get("adapter") == "mmr":
-            request.applymarker(pytest.mark.xfail(raises=KeyError, strict=True, reason=ZERO_QUERY_MMR))
-        super().test_degenerate_vectors_neither_lead_nor_leak(adapter)
+        if request.node.callspec.params.get("adapter") != "mmr":
+            return super().test_degenerate_vectors_neither_lead_nor_leak(adapter)
+        request.applymarker(pytest.mark.xfail(raises=KeyError, strict=True, reason=ZERO_QUERY_MMR))
+        with warnings.catch_warnings():  # llama-index-core's own cosine of the zero vector, 0/0, on the way to it
+            warnings.filterwarnings("ignore", "invalid value encountered in scalar divide", RuntimeWarning)
+            super().test_degenerate_vectors_neither_lead_nor_leak(adapter)
 
 
 class TestLlamaIndexQdrant(PythonEvaluatorScale, BridgeConformanceTests):

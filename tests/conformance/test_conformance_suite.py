@@ -150,8 +150,12 @@ POINTERS = [
      f"groups ('7ZSkEor5MOyxJRPz0fVJVbdzmMmpY4Iu4dybsihZ'...'zhvFYCu1nHp4kWaV0gCOcZmMkxizjfuX8G8cO1EH' (20,000 "
      f"characters),) as of 2026-09-08: {LEAK}: group-twin: "),
     ("CapsActiveMap", "test_sizes", "test_sizes",
-     "[an active map of 12,000 entries] tenant 'acme' groups ('engineering',) as of 2026-09-08: eligible but NOT "
+     "[an active map of 40,001 entries] tenant 'acme' groups ('engineering',) as of 2026-09-08: eligible but NOT "
      "returned (missing): last: "),
+    ("LosesSecondKeySlice", "test_sizes", "test_sizes",
+     "[an active map of 40,001 entries] tenant 'acme' groups ('engineering',) as of 2026-09-08: eligible but NOT "
+     "returned (missing): middle: "),
+    ("RaisesOnAFullSlice", "test_sizes", "test_sizes", "ValueError: 20000 revision keys in one filter"),
     ("RefusalOutlivesTheDocument", "test_sizes", "test_sizes",
      "[a refused document's lifecycle] after update_metadata brought it within the limits (1 group): "
      "not_indexable() names ['huge'], which is within every limit"),
@@ -465,10 +469,39 @@ def test_a_green_run_on_another_path_than_the_declared_one_warns(pytester: pytes
 
 
 @pytest.mark.parametrize(("spec", "path"), [("pgvector:index=hnsw,plan=seqscan", "exact scan 11 of 11"),
-                                            ("pgvector:index=hnsw,plan=index,iterative_scan=strict_order",
-                                             "index 11 of 11")])
+                                            ("pgvector:index=hnsw,plan=index,iterative_scan=strict_order,m=32,"
+                                             "ef_construction=200", "index 11 of 11")])
 def test_the_scale_tier_names_the_path_of_filtered_searches(pytester: pytest.Pytester, spec: str,
                                                             path: str) -> None:
     result = pytester.runpytest(*SUITE, "--backend", spec, "-k", "test_scale_tier", "--conformance-scale", "1000")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines([f"[[]filterproof[]] scale tier, 1,000 documents: filtered searches take: {path} *"])
+
+
+APPROXIMATE_AND_SHORT = '''
+    from dataclasses import replace
+
+    from filterproof.conformance.defects import SilentlyShort
+
+    class ApproximateAndShort(SilentlyShort):
+        """Filters the unfiltered top K, and declares itself approximate with a tolerance of 1.0."""
+
+        name = "approximate-and-short"
+        capabilities = replace(SilentlyShort.capabilities, exact=False, recall_tolerance=1.0)
+'''
+
+
+def test_a_recall_tolerance_does_not_wave_short_results_through(pytester: pytest.Pytester) -> None:
+    """A store that promises nothing on recall (tolerance 1.0) still fails on answers lost, in the small
+    selective check and the scale tier; --conformance-accept-short accepts them, and says so where it counts."""
+    pytester.makepyfile(approximate=APPROXIMATE_AND_SHORT)
+    pytester.syspathinsert()
+    selection = ["-k", "selective_filter_is_not_short or test_scale_tier", "--conformance-scale", "1000"]
+    strict = pytester.runpytest(*SUITE, "--adapter", "approximate:ApproximateAndShort", *selection)
+    strict.assert_outcomes(failed=4)
+    strict.stdout.fnmatch_lines(["*short result: * returned for K=* with * eligible*",
+                                 "*queries short of min(K=10, eligible) (answers lost: recall_tolerance covers "
+                                 "ranking, not this; --conformance-accept-short accepts it): *"])
+    accepted = pytester.runpytest(*SUITE, "--adapter", "approximate:ApproximateAndShort", *selection,
+                                  "--conformance-accept-short")
+    accepted.assert_outcomes(passed=4)

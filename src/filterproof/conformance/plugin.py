@@ -20,6 +20,7 @@ DEFAULT_EXAMPLES = 60
 SCALE_ENV = "FILTERPROOF_CONFORMANCE_SCALE"
 DEFAULT_SCALE = 5_000
 """Documents in the scale tier by default: the reference runs the whole suite in a few seconds."""
+ACCEPT_SHORT_ENV = "FILTERPROOF_CONFORMANCE_ACCEPT_SHORT"
 BUDGET_ENV = "FILTERPROOF_CONFORMANCE_BUDGET"
 DEFAULT_BUDGET_S = 600.0
 """Seconds the scale tier may take by its first writes' and query's projection (the reference takes about 2)."""
@@ -44,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-scale", dest="conformance_scale", type=int, default=None, metavar="N",
                     help=f"documents in the scale tier (default {DEFAULT_SCALE}, or less where a built-in store's "
                          f"description says why, or ${SCALE_ENV}; 0 skips it)")
+    group.addoption("--conformance-accept-short", dest="conformance_accept_short", action="store_true",
+                    default=None, help="an approximate store may return fewer than min(K, eligible) (answers lost, "
+                                       f"which no recall_tolerance covers; or ${ACCEPT_SHORT_ENV}=1)")
     group.addoption("--conformance-budget", dest="conformance_budget", type=float, default=None, metavar="SECONDS",
                     help=f"seconds the scale tier may take, projected from its first writes and query (default "
                          f"{DEFAULT_BUDGET_S:.0f}, or ${BUDGET_ENV}): past it the tier stops and says what is slow")
@@ -96,6 +100,12 @@ def _option(config: pytest.Config, name: str) -> Any:
 def budget_seconds(config: pytest.Config) -> float:
     """``--conformance-budget``, else ``$FILTERPROOF_CONFORMANCE_BUDGET``, else ``DEFAULT_BUDGET_S``."""
     return float(_option(config, "conformance_budget") or os.environ.get(BUDGET_ENV) or DEFAULT_BUDGET_S)
+
+
+def accept_short(config: pytest.Config) -> bool:
+    """``--conformance-accept-short``, else ``$FILTERPROOF_CONFORMANCE_ACCEPT_SHORT`` set to 1 (short results of an
+    approximate store accepted, still counted in the messages)."""
+    return bool(_option(config, "conformance_accept_short")) or os.environ.get(ACCEPT_SHORT_ENV) == "1"
 
 
 def example_count(config: pytest.Config) -> int:

@@ -43,10 +43,10 @@ from datetime import date, datetime
 from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
 
 from filterproof.adapters.bridges.flat import GROUP_FLAG, Groups, node_metadata
+from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
 from filterproof.adapters.chroma.where import (
     GROUPS,
     KEY,
-    KEYS_PER_FILTER,
     NEVER,
     STATUS,
     TENANT,
@@ -55,6 +55,7 @@ from filterproof.adapters.chroma.where import (
     group_slices,
 )
 from filterproof.adapters.datecodec import date_int
+from filterproof.adapters.encoding import slices
 from filterproof.adapters.revisions import active_keys
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
 
@@ -137,9 +138,9 @@ def compile_partitions(where: PolicyFilter, groups: Groups) -> list[MetadataFilt
     and, for ``"flags"`` (Chroma's OR of EQ), per slice of ``GROUPS_PER_FILTER`` groups (SQLite's expression
     depth; a document in two slices' groups is admitted by both, and the merge keeps it once)."""
     keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
-    slices = [keys[start:start + KEYS_PER_FILTER] for start in range(0, len(keys), KEYS_PER_FILTER)]
     asked = group_slices(where) if groups == "flags" else [where]
-    return [compile_filters(part, groups, key_slice) for key_slice in slices or [[]] for part in asked]
+    return [compile_filters(part, groups, key_slice) for key_slice in slices(keys, KEYS_PER_FILTER) or [[]]
+            for part in asked]
 
 
 __all__ = ["GROUP_FLAG", "Groups", "compile_filters", "compile_partitions", "node_metadata"]

@@ -25,9 +25,9 @@ import uuid
 from typing import Any
 
 from filterproof.adapters.bridges.options import DSN_ENV
+from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
 from filterproof.adapters.chroma.where import (
     KEY,
-    KEYS_PER_FILTER,
     NEVER,
     STATUS,
     TENANT,

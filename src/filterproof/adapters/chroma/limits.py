@@ -28,6 +28,10 @@ MAX_LIST_VALUES = 5_461
 """List values one record may hold, over all its list fields (32766 // 6; 5,462 breaks the collection)."""
 MAX_SCALAR_KEYS = 5_461
 """Scalar metadata keys one record may hold (likewise; LlamaIndex's flag encoding writes one per group)."""
+KEYS_PER_FILTER = 20_000
+"""Most ``$in`` keys in one filter: well under SQLite's 32766 variables, room left for many groups."""
+GROUPS_PER_FILTER = 500
+"""Most ``$contains`` clauses in one filter's ``$or``: half the depth at which SQLite refuses the expression."""
 
 
 def refusal(stored: Mapping[str, Any], extra_keys: int = 0) -> str | None:

@@ -56,17 +56,11 @@ from chromadb.errors import NotFoundError
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, by_filter
 from filterproof.adapters.chroma.clients import client_settings, http_client
 from filterproof.adapters.chroma.language import Where
-from filterproof.adapters.chroma.limits import refusal
+from filterproof.adapters.chroma.limits import KEYS_PER_FILTER, refusal
 from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptions
 from filterproof.adapters.chroma.owned import mark_of, marked, owned
-from filterproof.adapters.chroma.where import (
-    CURRENT,
-    KEY,
-    KEYS_PER_FILTER,
-    LID,
-    compile_partitions,
-    stored_metadata,
-)
+from filterproof.adapters.chroma.where import CURRENT, KEY, LID, compile_partitions, stored_metadata
+from filterproof.adapters.encoding import slices
 from filterproof.adapters.ownership import claim
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.readers import ReadOnly
@@ -256,8 +250,7 @@ class _ChromaStore(AdapterBase):
         """
         if self.revision_flags and self._collection is not None:
             changed = flags_to_rewrite(self.active, active)
-            for start in range(0, len(changed), KEYS_PER_FILTER):
-                part = changed[start:start + KEYS_PER_FILTER]
+            for part in slices(changed, KEYS_PER_FILTER):
                 self._write_flag_where({LID: {"$in": [logical_key(*p) for p in part]}}, "no")
                 keys = [revision_key(t, lid, active[(t, lid)]) for t, lid in part if (t, lid) in active]
                 if keys:

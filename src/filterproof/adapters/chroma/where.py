@@ -46,12 +46,13 @@ groups of two slices is admitted by both, and the merge keeps it once.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import date
 from typing import Any
 
 from filterproof.adapters.chroma.language import Chroma, Where
+from filterproof.adapters.chroma.limits import GROUPS_PER_FILTER, KEYS_PER_FILTER
 from filterproof.adapters.datecodec import OPEN_UNTIL, date_int
+from filterproof.adapters.encoding import principal_slices, slices
 from filterproof.adapters.filterlang import And, Cond, Expr
 from filterproof.adapters.raw import raw_json
 from filterproof.adapters.revisions import active_keys, logical_key, revision_key
@@ -78,10 +79,6 @@ NONE_OF = Cond("eq", NEVER, 1)
 """A clause no document meets: a principal without a tenant, a group or a revision."""
 RENDER = Chroma()
 MATCH_NOTHING: Where = RENDER.render(NONE_OF)
-KEYS_PER_FILTER = 20_000
-"""Most ``$in`` keys in one filter: well under SQLite's 32766 variables, room left for many groups."""
-GROUPS_PER_FILTER = 500
-"""Most ``$contains`` clauses in one filter's ``$or``: half the depth at which SQLite refuses the expression."""
 
 
 # -- stored metadata ------------------------------------------------------------
@@ -196,13 +193,9 @@ def compile_partitions(where: PolicyFilter, keys: Sequence[str] | None = None, f
         return [compile_where(part, flag=True) for part in asked]
     if keys is None:
         keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
-    slices = [keys[start:start + KEYS_PER_FILTER] for start in range(0, len(keys), KEYS_PER_FILTER)]
-    return [compile_where(part, key_slice) for key_slice in slices or [[]] for part in asked]
+    return [compile_where(part, key_slice) for key_slice in slices(keys, KEYS_PER_FILTER) or [[]] for part in asked]
 
 
 def group_slices(where: PolicyFilter) -> list[PolicyFilter]:
-    """``where`` once per slice of at most ``GROUPS_PER_FILTER`` of its principal's distinct groups (``where``
-    itself for a principal without groups)."""
-    tenant, groups = where.principal.tenant, list(dict.fromkeys(where.principal.groups))
-    return [replace(where, principal=Principal(tenant, tuple(groups[start:start + GROUPS_PER_FILTER])))
-            for start in range(0, len(groups), GROUPS_PER_FILTER)] or [where]
+    """``where`` once per slice of at most ``GROUPS_PER_FILTER`` of its principal's distinct groups."""
+    return principal_slices(where, GROUPS_PER_FILTER)

@@ -49,9 +49,11 @@ HUGE_GROUPS = 10_000
 """Groups on one document that a store may refuse."""
 LONG = 20_000
 """Characters of a long identity (PostgreSQL's btree takes at most 2,704 bytes an entry)."""
-MAP_ENTRIES = 12_000
-"""Entries of one tenant in the long active map (past Chroma's 5,461 values, SQL ``IN`` lists of 1,000 and a
-Milvus ``in`` of 4,096 or 10,000 values)."""
+MAP_SLICE = 20_000
+"""The most keys a filter carries at once where a store slices them (``chroma.where.KEYS_PER_FILTER``)."""
+MAP_ENTRIES = 2 * MAP_SLICE + 1
+"""Entries of one tenant in the long active map: past Chroma's 5,461 values, SQL ``IN`` lists of 1,000, a Milvus
+``in`` of 4,096 or 10,000 values, and two whole slices of ``MAP_SLICE`` keys with one key left for a third."""
 
 
 def long_text(seed: str, n: int = LONG) -> str:
@@ -170,16 +172,20 @@ def long_identities_world() -> SizeWorld:
 
 
 def long_map_world() -> SizeWorld:
-    """The tenant's ``MAP_ENTRIES`` entries in the map, sorted by logical id; documents of the first, the middle
-    and the last entry (their own revision: eligible), one of a middle entry that names a newer revision
-    (superseded: never eligible), and one of a logical id that has no entry at all."""
+    """The tenant's ``MAP_ENTRIES`` entries in the map, sorted by logical id; documents of the first entry, of
+    each side of the first slice's end, of the middle of the second slice and of the last entry (alone in a
+    third slice): their own revision, eligible; one of an entry that names a newer revision (superseded: never
+    eligible), and one of a logical id that has no entry at all."""
     lids = [f"m{n:05d}" for n in range(MAP_ENTRIES)]
-    first, middle, last, newer = lids[0], lids[MAP_ENTRIES // 2], lids[-1], lids[MAP_ENTRIES // 2 + 1]
-    docs = {"first": sc.meta(logical_id=first), "middle": sc.meta(logical_id=middle),
-            "last": sc.meta(logical_id=last), "superseded": sc.meta(logical_id=newer),
-            "unlisted": sc.meta(logical_id="z-unlisted")}
-    active = ActiveRevisions.of({(sc.TENANT, lid): 1 for lid in lids} | {(sc.TENANT, newer): 2})
-    what = {"first": "the map's first entry", "middle": "its middle entry", "last": "its last entry",
+    middle = MAP_SLICE + MAP_SLICE // 2
+    eligible = {"first": 0, "slice-end": MAP_SLICE - 1, "slice-start": MAP_SLICE, "middle": middle,
+                "last": MAP_ENTRIES - 1}
+    docs = {name: sc.meta(logical_id=lids[n]) for name, n in eligible.items()}
+    docs |= {"superseded": sc.meta(logical_id=lids[middle + 1]), "unlisted": sc.meta(logical_id="z-unlisted")}
+    active = ActiveRevisions.of({(sc.TENANT, lid): 1 for lid in lids} | {(sc.TENANT, lids[middle + 1]): 2})
+    what = {"first": "the map's first entry", "slice-end": f"its entry {MAP_SLICE:,}, the last of a first slice",
+            "slice-start": f"its entry {MAP_SLICE + 1:,}, the first of a second slice",
+            "middle": "the middle of a second slice", "last": "its last entry, alone in a third slice",
             "superseded": "a document whose entry names a newer revision",
             "unlisted": "a document with no entry in the map"}
     return SizeWorld(f"an active map of {MAP_ENTRIES:,} entries", [docs], [sc.principal()], what=what,
@@ -204,7 +210,7 @@ class SizeChecks:
 
     def test_sizes(self, native: Adapter, request: pytest.FixtureRequest) -> None:
         """A principal in 2,000 groups; documents in 3,000 and 10,000 groups; a tenant, logical id, group and
-        document id of 20,000 characters beside twins differing in the last one; an active map of 12,000 entries
+        document id of 20,000 characters beside twins differing in the last one; an active map of 40,001 entries
         for the principal's tenant; one document moved past the limits and back by updates, upserts and a
         delete. The store answers exactly, or refuses the documents marked as past some engine's limits
         (``not_indexable``) and stays usable, and its refusals follow the document.
@@ -218,7 +224,7 @@ class SizeChecks:
         entry over 2,704 bytes in PostgreSQL); refuse instead, so that the rest of the batch is
         written. Missing without a refusal: the store dropped the document silently. A long twin
         returned: identities are compared by a prefix or a hash of one; compare them whole.
-        "an active map of 12,000 entries" missing its middle or last entry: the store cut the
+        "an active map of 40,001 entries" missing a slice's edge, middle or last entry: the store cut the
         map's keys (a capped ``IN`` list, a truncated request, a lost slice); carry them all, in
         slices if the engine needs them, and merge the answers. "a refused document's lifecycle":
         a refusal outlived the document's return within the limits, or its delete; forget it

@@ -154,3 +154,33 @@ class CapsActiveMap(RowPredicate):
         kept = [(key, rev) for key, rev in where.active.items() if key[0] == tenant][: self.CAP]
         others = [(key, rev) for key, rev in where.active.items() if key[0] != tenant]
         return PolicyFilter(where.principal, where.as_of, ActiveRevisions.of(dict(kept + others)))
+
+
+class LosesSecondKeySlice(RowPredicate):
+    """Carries the tenant's active keys in slices of 20,000 (one filter each, as for Chroma's SQLite) but ends a
+    slice at ``start | 20_000`` where ``start + 20_000`` belongs: the second slice is empty, its documents never
+    eligible (a mutant the mutation run saw survive a map of 12,000 entries)."""
+
+    name = "defect-loses-second-key-slice"
+    SLICE = 20_000
+
+    def asked(self, where: PolicyFilter) -> PolicyFilter:
+        tenant = where.principal.tenant
+        keys = [(key, rev) for key, rev in where.active.items() if key[0] == tenant]
+        kept = [pair for start in range(0, len(keys), self.SLICE) for pair in keys[start:start | self.SLICE]]
+        others = [(key, rev) for key, rev in where.active.items() if key[0] != tenant]
+        return PolicyFilter(where.principal, where.as_of, ActiveRevisions.of(dict(kept + others)))
+
+
+class RaisesOnAFullSlice(RowPredicate):
+    """Guards a filter's keys with ``>=`` where ``>`` belongs: a slice holding exactly its limit of 20,000 keys
+    raises instead of answering (a mutant the mutation run saw survive a map of 12,000 entries)."""
+
+    name = "defect-raises-on-a-full-slice"
+    SLICE = 20_000
+
+    def asked(self, where: PolicyFilter) -> PolicyFilter:
+        count = sum(1 for tenant, _ in where.active if tenant == where.principal.tenant)
+        if min(count, self.SLICE) >= self.SLICE:
+            raise ValueError(f"{self.SLICE} revision keys in one filter: at most {self.SLICE}")
+        return where
