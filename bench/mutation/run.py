@@ -189,10 +189,9 @@ def run_one(mutant: Mutant, where: Path, command: str, timeout: float) -> tuple[
         subprocess.run(["git", "-C", str(where), "checkout", "-q", "--", mutant.module], check=True)
         return "killed (timeout)", mutant.before, mutant.after, ""
     result = json.loads(stdout.strip().splitlines()[-1])
-    removed = [line[1:] for line in result.get("diff", "").splitlines() if line.startswith("-") and
-               not line.startswith("---")]
-    added = [line[1:] for line in result.get("diff", "").splitlines() if line.startswith("+") and
-             not line.startswith("+++")]
+    diff = result.get("diff") or ""  # none: no such occurrence in the module as it is now
+    removed = [line[1:] for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    added = [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
     return (result["test_outcome"], " / ".join(s.strip() for s in removed), " / ".join(s.strip() for s in added),
             result.get("output") or "")
 
@@ -290,7 +289,15 @@ def recheck(entry: dict, workers: int, work: Path, timeout: float, head: str) ->
     command = suite_command(entry["backends"], FULL)
 
     def job(i: int, m: Mutant) -> None:
-        outcome, _, _, output = run_one(m, clones[i % workers], command, timeout)
+        there = [line.strip() for line in (clones[i % workers] / m.module).read_text().splitlines()]
+        if m.before not in there:  # the line left the module (moved, rewritten): measured where it went, if anywhere
+            m.full, m.killer = "moved", ""
+            print(f"recheck {entry['path']}:{m.line} {m.operator}#{m.occurrence}: moved (not in the module at HEAD)",
+                  flush=True)
+            return
+        outcome, before, _, output = run_one(m, clones[i % workers], command, timeout)
+        if before != m.before:  # the same operator and occurrence now mutate another line
+            outcome, output = "moved", ""
         m.full, m.killer = outcome, first_failure(output, entry["backends"]) if outcome == "killed" else ""
         print(f"recheck {entry['path']}:{m.line} {m.operator}#{m.occurrence}: {outcome}", flush=True)
 
@@ -330,10 +337,13 @@ def report() -> str:
         judged = killed + len(survived)
         score = f"{killed / judged:.1%}" if judged else "-"
         unreached = sum(m.outcome == "unreached" for m in mutants)
+        moved = [m for m in mutants if m.outcome == "moved"]
         lines.append(f"{data['module']:55s} {len(mutants):7d} {unreached:9d} {killed:6d} {len(survived):5d} "
                      f"{len(equivalent):6d} {score:>6s}   ({data['commit'][:10]}, {data['date']})"
                      + ("" if data.get("complete", True) else f"   unfinished: {pending} to run"))
         lines += [f"    survived line {m.line} {m.operator}: {m.before!r} -> {m.after!r}" for m in survived]
+        lines += [f"    moved (its line left the module; not judged) line {m.line} {m.operator}: {m.before!r}"
+                  for m in moved]
         measured.setdefault(", ".join(f"{k} {v}" for k, v in data.get("versions", {}).items()), []).append(path)
     lines += [f"measured with {names}" if names else f"versions not recorded: {len(paths)} module(s)"
               for names, paths in measured.items()]
