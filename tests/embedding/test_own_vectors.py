@@ -144,9 +144,10 @@ def embed_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     sys.modules.pop(name, None)
 
 
-@pytest.mark.slow  # about 25 s: two fixtures through every embedded backend
+@pytest.mark.slow  # about 10 s: two fixtures through every embedded backend
 def test_embedding_function_gives_the_references_verdicts(tmp_path: Path, embed_module: str) -> None:
-    paths = [shipped("freshness-lab.json"), shipped("authorized-recall")]
+    """The two small shipped fixtures (the guide's example, docs/guides/your-own-vectors.md, runs the corpus)."""
+    paths = [shipped("freshness-lab.json"), shipped("adversarial.json")]
     result, doc = compare(*map(str, paths), "--embedding", f"{embed_module}:embed", str(tmp_path / "out.json"))
     assert_agree(result, doc, len(paths))
     label = f"embedding:{embed_module}:embed"

@@ -46,7 +46,7 @@ from filterproof.adapters.bridges.pgvector import (
     group_key,
     id_refusal,
     libpq_dsn,
-    pgvector_filter,
+    pgvector_filters,
     sqlalchemy_url,
 )
 from filterproof.adapters.chroma.clients import client_settings
@@ -264,7 +264,7 @@ class LangChainPgvectorBridge(_LangChainBridge):
         return str(doc.metadata[ID])
 
     def _natives(self, where: PolicyFilter) -> list[Any]:
-        return [pgvector_filter(where)]
+        return pgvector_filters(where)
 
     def _plain(self, vector: list[float], k: int, native: Any) -> list[tuple[Any, float]]:
         found = self.store.similarity_search_with_score_by_vector(vector, k=k, filter=native)

@@ -35,6 +35,7 @@ from filterproof.adapters.chroma.where import (
     VALID_UNTIL,
 )
 from filterproof.adapters.datecodec import date_int
+from filterproof.adapters.encoding import slices
 from filterproof.adapters.pgvector.limits import refusal
 from filterproof.adapters.revisions import active_keys
 from filterproof.errors import BackendUnavailable
@@ -133,10 +134,17 @@ def _join(operator: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
     return parts[0] if len(parts) == 1 else {operator: parts}
 
 
-def pgvector_filter(where: PolicyFilter) -> dict[str, Any]:
-    """The whole policy as one ``PGVector`` filter; never an empty ``$in`` or ``$or`` (a key nobody has instead)."""
+def pgvector_filters(where: PolicyFilter) -> list[dict[str, Any]]:
+    """The policy as ``PGVector`` filters, one per slice of ``KEYS_PER_FILTER`` active keys (langchain-postgres binds
+    each value as a parameter, and PostgreSQL takes at most 65,535 a statement); the bridge merges the answers."""
+    keys = active_keys(where.active, where.principal.tenant)
+    return [pgvector_filter(where, part) for part in slices(keys, KEYS_PER_FILTER) or [[]]]
+
+
+def pgvector_filter(where: PolicyFilter, keys: list[str]) -> dict[str, Any]:
+    """The whole policy, with these active ``keys``, as one ``PGVector`` filter; never an empty ``$in`` or ``$or``
+    (a key nobody has instead)."""
     tenant = where.principal.tenant
-    keys = active_keys(where.active, tenant)
     if len(keys) > KEYS_PER_FILTER:
         raise ValueError(f"{len(keys)} active keys: langchain-pgvector takes at most {KEYS_PER_FILTER} in one filter")
     groups = [g for g in dict.fromkeys(where.principal.groups) if matchable(g)]
