@@ -29,6 +29,7 @@ from typer.testing import CliRunner
 from filterproof.cli import app
 from support.one_line import one_line_error
 from support.paths import FIXTURES
+from support.processes import UNUSED_PLUGINS
 
 LAB = str(FIXTURES / "freshness-lab.json")
 Snapshot = Callable[[], Any]
@@ -286,7 +287,8 @@ def test_the_suite_refuses_a_users_table_with_exit_2(user_lancedb: Path) -> None
     """``pytest --pyargs filterproof.conformance`` on a user's table ends at its first test, exit 2, one line."""
     before = files(user_lancedb)
     run = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "filterproof.conformance", "-p",
-                          "no:cacheprovider", "-q", "--backend", f"lancedb:path={user_lancedb},table=docs"],
+                          "no:cacheprovider", *UNUSED_PLUGINS, "-q", "--backend",
+                          f"lancedb:path={user_lancedb},table=docs"],
                          capture_output=True, text=True, cwd=user_lancedb.parent, timeout=300)
     assert run.returncode == 2, run.stdout[-2000:] + run.stderr[-2000:]
     assert "table 'docs'" in run.stdout + run.stderr and "was not created by filterproof" in run.stdout + run.stderr
@@ -346,9 +348,9 @@ def test_clean_says_in_one_line_when_there_is_nothing_to_look_at(monkeypatch: py
 
 def suite(spec: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "filterproof.conformance", "-p",
-                           "no:cacheprovider", "-q", "-x", "--backend", spec, "--conformance-examples", "8",
-                           "--conformance-scale", "0"], capture_output=True, text=True, cwd=cwd, timeout=900,
-                          env={**os.environ, **env})
+                           "no:cacheprovider", *UNUSED_PLUGINS, "-q", "-x", "--backend", spec,
+                           "--conformance-examples", "8", "--conformance-scale", "0"],
+                          capture_output=True, text=True, cwd=cwd, timeout=900, env={**os.environ, **env})
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ import pytest
 
 # Imported once here, so that pytester's in-process runs share one hypothesis module with the plugin.
 import filterproof.conformance.suite  # noqa: F401
+from support.processes import UNUSED_PLUGINS
 
 pytest_plugins = ["pytester"]
 
@@ -38,8 +39,8 @@ def test_a_usage_mistake_is_reported_once(pytester: pytest.Pytester, args: list[
 
 def test_the_readme_example_prints_one_usage_error() -> None:
     """As a user runs it: a fresh interpreter, the installed plugin, one line on stderr, exit code 4."""
-    result = subprocess.run([sys.executable, "-m", "pytest", *SUITE, "--adapter", "nosuchmodule:make"],
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run([sys.executable, "-m", "pytest", *UNUSED_PLUGINS, *SUITE, "--adapter",
+                             "nosuchmodule:make"], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.splitlines() if line.strip()] == [
         "ERROR: --adapter 'nosuchmodule:make': cannot import 'nosuchmodule': No module named 'nosuchmodule'"]

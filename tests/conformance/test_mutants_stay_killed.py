@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from support.paths import ROOT
+from support.processes import UNUSED_PLUGINS
 
 SENTINELS: list[dict[str, Any]] = tomllib.loads((ROOT / "bench" / "mutation" / "sentinels.toml").read_text())[
     "sentinel"]
@@ -43,8 +44,9 @@ def judged(sentinel: dict[str, Any], where: Path) -> subprocess.CompletedProcess
     src = mutated_copy(sentinel, where)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FILTERPROOF_", "PYTEST_"))}
     env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT / "examples" / "sqlite-store" / "src")])
-    return subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "filterproof.conformance", "--backend",
-                           sentinel["backend"], "-k", sentinel["test"], "-x", "-q", "-p", "no:cacheprovider"],
+    return subprocess.run([sys.executable, "-m", "pytest", *UNUSED_PLUGINS, "--pyargs", "filterproof.conformance",
+                           "--backend", sentinel["backend"], "-k", sentinel["test"], "-x", "-q", "-p",
+                           "no:cacheprovider"],
                           cwd=where, env=env, capture_output=True, text=True, timeout=600)
 
 

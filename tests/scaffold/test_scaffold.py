@@ -29,6 +29,7 @@ from filterproof.errors import UsageError
 from filterproof.fixtures import SHIPPED
 from filterproof.scaffold import METHODS, Names, check_name, create, render
 from support.paths import ROOT
+from support.processes import UNUSED_PLUGINS
 
 GUIDE = ROOT / "docs" / "guides" / "your-own-store.md"
 SRC = Path(filterproof.__file__).resolve().parent.parent
@@ -55,7 +56,8 @@ def run_pytest(package: Path, *args: str, path: tuple[Path, ...] = ()) -> tuple[
     """``pytest ARGS`` in the package's directory, as a user runs it; the exit code and the output."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
     env.update(PYTHONPATH=os.pathsep.join(map(str, (SRC, *path))), COLUMNS="400")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=package, env=env,
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *UNUSED_PLUGINS, *args],
+                          cwd=package, env=env,
                           capture_output=True, text=True, timeout=600)
     return done.returncode, done.stdout + done.stderr
 

@@ -108,7 +108,7 @@ def _diagnose(adapter: Adapter, docs: Mapping[str, Mapping[str, Any]], vectors: 
     missing, leaked = sorted(want - got)[:SHOWN_DOCS], sorted(got - want)[:SHOWN_DOCS]
     unfiltered = {h.id for h in adapter.search(query, len(docs) + len(got) + 1, None)}
     causes: dict[str, list[str]] = {}
-    asked: dict[tuple[str, str], str] = {}  # (doc, clause) -> probe id
+    asked: dict[tuple[str, str], str] = {}  # (doc, clause probed) -> the clause it stands for
     for i in leaked:
         if i not in docs:
             causes.setdefault("phantom", []).append(f"{i} returned, never written or deleted")
