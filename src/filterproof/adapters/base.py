@@ -138,7 +138,7 @@ class Capabilities:
     """How long after the writer's call returns another client may still answer as before (0: never; None: not
     declared, held to 0). Only meaningful with a second client (``SecondClient``)."""
     search_path: str | None = None
-    """The path filtered searches are meant to take (``paths``: "index", "post-filter", "exact scan"); None: not
+    """The path filtered searches are meant to take (``searchpath``: "index", "post-filter", "exact scan"); None: not
     declared. The suite warns, and ``compare`` says, when ``explain`` reports another."""
 
 

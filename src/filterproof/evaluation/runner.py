@@ -258,7 +258,8 @@ def _measured(adapter: TimedAdapter, prepared: Prepared, settings: Settings, run
 
 
 PATH_SAMPLE = 12
-"""Filtered searches explained per run (evenly spaced over the cases: a generated corpus's levels each asked)."""
+"""Filtered searches explained per run (evenly spaced over the cases, so that a generated corpus's levels are
+spread over the sample)."""
 
 
 def sampled_paths(adapter: Adapter, prepared: Prepared, k: int) -> Counter[str]:

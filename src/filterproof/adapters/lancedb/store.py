@@ -289,10 +289,15 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
             query = query.ef(opts.ef)
         return query.select(["id", "_distance"]).limit(k)
 
-    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
-        """The path of this search, from LanceDB's physical plan (its text in ``detail``)."""
+    def _before_search(self) -> None:
+        """The indexes the options ask for, built before the first search that uses them (none for a flat table
+        without scalar indexes)."""
         if self.options.index_scalar or self.options.index != "flat":
             self._build_indexes()
+
+    def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
+        """The path of this search, from LanceDB's physical plan (its text in ``detail``)."""
+        self._before_search()
         return path_of(self.query(np.asarray(vector, dtype=np.float32)[None, :], k, where).explain_plan(True))
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
@@ -304,8 +309,7 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         results: list[list[Hit]] = [[] for _ in wheres]
         if k <= 0 or not len(wheres):
             return results
-        if self.options.index_scalar or self.options.index != "flat":
-            self._build_indexes()
+        self._before_search()
         for where, rows in by_filter(wheres):
             answer = self.query(np.asarray(vectors)[rows], k, where).to_arrow()
             which = answer.column("query_index").to_pylist() if "query_index" in answer.column_names else [0] * len(

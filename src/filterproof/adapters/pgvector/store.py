@@ -352,8 +352,8 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         self._before_search()
         query, params = self._query(vector, k, where)
         rows = self._conn.execute(sql.SQL("EXPLAIN ") + query, params).fetchall()
-        iterative = self.options.iterative_scan if self.options.index != "exact" else "off"
-        return path_of("\n".join(str(r[0]) for r in rows), self._table, where is not None, iterative)
+        return path_of("\n".join(str(r[0]) for r in rows), self._table, where is not None,
+                       self.options.iterative_scan)
 
     def _query(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> tuple[sql.Composed, tuple[Any, ...]]:
         row = np.asarray(vector, dtype=np.float32)

@@ -216,11 +216,7 @@ class LifecycleChecks(Budgets):
         progress = Progress(request.config, "generated sequences", budget_seconds(request.config))
         try:
             coverage = run_sequences(mutable, self.examples(request.config), progress=progress)
-        except OverBudget as stop:
-            coverage, stopped = Coverage(), str(stop)
-        else:
-            stopped = ""
-        if stopped:  # outside the handler: the message alone, not the exception it replaces
-            pytest.fail(stopped, pytrace=False)
+        except OverBudget as stop:  # the message alone, not the exception it replaces (from None)
+            raise pytest.fail.Exception(str(stop), pytrace=False) from None
         weak = coverage.problems()
         assert not weak, f"the sequence test was too weak ({coverage.sequences} sequences): {'; '.join(weak)}"

@@ -171,17 +171,14 @@ class ScaleChecks(Budgets):
         progress.note("writing the corpus", force=True)
         corpus = scale_corpus.build(n)
         after = scale_changes.changed(corpus)
-        stopped = ""
         try:
             index_corpus(native, corpus, progress, writes=n + len(after.updates))
             queries = len(corpus.queries) * len(KS) * 2  # every query at every K, before and after the changes
             began = time.monotonic()
             search_many(native, corpus.queries[:1], max(KS), list(corpus.wheres[:1]))
             progress.project("a filtered query", time.monotonic() - began, 1, queries, SHRINK)
-        except OverBudget as stop:
-            stopped = str(stop)
-        if stopped:  # outside the handler: the message alone, not the exception it replaces
-            pytest.fail(stopped, pytrace=False)
+        except OverBudget as stop:  # the message alone, not the exception it replaces (from None)
+            raise pytest.fail.Exception(str(stop), pytrace=False) from None
         progress.note(f"filtered searches take: {report_paths(native, corpus)}", force=True)
         progress.note(f"asking {len(corpus.queries)} queries at K = {', '.join(map(str, KS))}", force=True)
         accepted = accept_short(request.config)
@@ -197,7 +194,10 @@ class ScaleChecks(Budgets):
 def report_paths(adapter: Adapter, corpus: scale_corpus.ScaleCorpus) -> str:
     """The path each level's first query takes at K=10 (``explain``), summed up; a ``SearchPathWarning`` when it
     is not the path the adapter declares (the run's verdict is then not about that path)."""
-    firsts = list({str(level): q for q, level in reversed(list(enumerate(corpus.levels)))}.values())[::-1]
+    first_of: dict[str, int] = {}
+    for q, level in enumerate(corpus.levels):
+        first_of.setdefault(str(level), q)
+    firsts = list(first_of.values())
     taken = searchpath.paths_taken(adapter, corpus.queries[firsts], 10, [corpus.wheres[q] for q in firsts])
     off = searchpath.off_declared(adapter.name, adapter.capabilities.search_path, taken)
     if off:

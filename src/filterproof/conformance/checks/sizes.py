@@ -109,9 +109,9 @@ class SizeWorld:
             if got != want:
                 found.append(f"[{self.label}] {sc.asked(where)}: {sc.mismatch(got, want, s.docs)} "
                              f"({'; '.join(f'{i} is {self.what[i]}' for i in sorted(got ^ want) if i in self.what)})")
-                first = first or (where, got, want)
-        if first:  # the world's first wrong answer diagnosed, last: it empties the store
-            found[-1] += s.diagnose(*first)
+                first = first or (len(found) - 1, where, got, want)
+        if first:  # the world's first wrong answer diagnosed, on its line, last: it empties the store
+            found[first[0]] += s.diagnose(*first[1:])
         return found
 
     def _probe(self, scenario: sc.Scenario, batch: Sequence[str], written: list[Sequence[str]]) -> None:

@@ -149,10 +149,7 @@ def by_policy(docs: Mapping[str, Mapping[str, Any]], where: PolicyFilter, got: s
         if i not in docs:
             causes.setdefault("phantom", []).append(f"{i} returned, never written or deleted")
         else:
-            clauses = rejected_by(docs[i], where)
-            why = f" ({problem(docs[i], where.active)})" if clauses == ["malformed"] else ""
-            causes.setdefault(clauses[0], []).append(
-                f"{i} leaked{why}, rejected by the policy's {' and '.join(clauses)}")
+            causes.setdefault(rejected_by(docs[i], where)[0], []).append(leak(i, docs[i], where))
     missing = sorted(want - got)[:SHOWN_DOCS]
     if missing:
         causes["filter"] = [f"{', '.join(missing)} missing, returned unfiltered"]
@@ -165,9 +162,9 @@ def verdict(doc_id: str, leaked: bool, judged: Mapping[str, bool], meta: Mapping
     if leaked:
         through = [c for c, back in judged.items() if back]
         clause = "malformed" if "all" in judged else (through[0] if through else "world")
-        why = f" ({problem(meta, where.active)})" if clause == "malformed" else ""
-        return clause, f"{doc_id} leaked{why}, rejected by the policy's {' and '.join(rejected_by(meta, where))}" + (
-            f"; a probe holding only its {held(meta, through)} is returned too" if through and not why else "")
+        return clause, leak(doc_id, meta, where) + (
+            f"; a probe holding only its {held(meta, through)} is returned too" if through and clause != "malformed"
+            else "")
     dropped = [c for c, back in judged.items() if not back and c != "all"]
     if dropped:
         probes = "a probe" if len(dropped) == 1 else f"{len(dropped)} probes, each"
@@ -176,6 +173,13 @@ def verdict(doc_id: str, leaked: bool, judged: Mapping[str, bool], meta: Mapping
         return "together", f"{doc_id} missing; each clause's probe is returned, its whole metadata under another id " \
             "is not"
     return "world", f"{doc_id} missing; in a store of probes, each clause's probe and its whole metadata come back"
+
+
+def leak(doc_id: str, meta: Mapping[str, Any], where: PolicyFilter) -> str:
+    """``d leaked, rejected by the policy's tenant and groups`` (a malformed one with its problem)."""
+    clauses = rejected_by(meta, where)
+    why = f" ({problem(meta, where.active)})" if clauses == ["malformed"] else ""
+    return f"{doc_id} leaked{why}, rejected by the policy's {' and '.join(clauses)}"
 
 
 def held(meta: Mapping[str, Any], clauses: list[str]) -> str:
@@ -198,12 +202,11 @@ def probe(adapter: Adapter, docs: Mapping[str, Mapping[str, Any]], vectors: Mapp
     entries.update({(m["tenant"], m["logical_id"]): 1 for pid, m in probes.values()
                     if m.get("logical_id") == PROBE_KEY + pid and isinstance(m.get("tenant"), str)})
     asking = PolicyFilter(where.principal, where.as_of, ActiveRevisions.of(entries))
+    if not is_eligible(probes[("", "base")][1], asking):
+        return {}  # the principal cannot be admitted plainly (no group, a malformed tenant): nothing to learn
     some = next(iter(vectors.values()))
     adapter.reset(len(some))
     sync_active(adapter, asking.active)
     adapter.upsert([Record(pid, vectors.get(d, some), meta) for (d, _), (pid, meta) in probes.items()])
     back = {h.id for h in adapter.search(query, len(probes) + 1, asking)}
-    expected = {key: is_eligible(meta, asking) for key, (_, meta) in probes.items()}
-    if not expected[("", "base")]:
-        return {}  # the principal cannot be admitted plainly (no group, a malformed tenant): nothing to learn
     return {key: pid in back for key, (pid, _) in probes.items()}
