@@ -19,11 +19,11 @@ from filterproof.adapters import OptionError, open_backend
 from filterproof.adapters.base import Adapter, Record
 from filterproof.conformance.checks.contract import vec
 from filterproof.conformance.worlds import scenarios as sc
-from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, structural_problem
+from filterproof.policy import ActiveRevisions, PolicyFilter
+from support.hostile import HOSTILE, each_matches_itself
 
 pytest.importorskip("psycopg")
 AS_OF = date(2026, 9, 8)
-HOSTILE = ["' OR 1=1 --", "$or", "a\x00b", "\\0", "\ud800", "工程", "g" * 1000, "x'); DROP TABLE t; --", "%s"]
 FORCED_HNSW = "pgvector:index=hnsw,plan=index,m=32,ef_construction=200"
 """HNSW on small tables. m=32/ef_construction=200: at pgvector's 16/64 the suite's 44-row scenario
 (40 equidistant rows) leaves 11 rows unreachable in the graph, whatever ef_search (see README)."""
@@ -39,15 +39,7 @@ def store() -> Iterator[Adapter]:
 def test_values_postgresql_cannot_hold_still_match_exactly(store: Adapter) -> None:
     """NUL, lone surrogates, quotes and 1000-character values: stored, matched exactly (or, where the
     policy calls the value malformed, never), ids given back."""
-    store.reset(2)
-    docs = {f"d{i}-{v[:20]}": sc.meta(tenant=v, logical_id=v, groups=[v]) for i, v in enumerate(HOSTILE)}
-    store.upsert([Record(i, vec(1, 0.5), m) for i, m in docs.items()])
-    active = ActiveRevisions.of({(v, v): 1 for v in HOSTILE})
-    for (doc_id, meta), value in zip(docs.items(), HOSTILE, strict=True):
-        hits = store.search(vec(1, 0.5), 100, PolicyFilter(Principal(value, (value,)), AS_OF, active))
-        want = [] if structural_problem(meta) else [doc_id]
-        assert [h.id for h in hits] == want, repr(value)
-    assert {h.id for h in store.search(vec(1, 0.5), 100, None)} == set(docs)
+    each_matches_itself(store, HOSTILE)
 
 
 def test_reupsert_replaces_and_update_keeps_the_vector(store: Adapter) -> None:

@@ -425,3 +425,60 @@ for spec in sys.argv[1:]:
     code = pytest.main(["--pyargs", "filterproof.conformance", "-p", "no:cacheprovider", "-q", "-x", "--backend", spec])
     print(f"=== the suite on {spec} exit {int(code)}", flush=True)
 """
+
+
+# -- DuckDB: a database file holding the user's table -------------------------------------------------------------
+
+
+@pytest.fixture()
+def user_duckdb(tmp_path: Path) -> Path:
+    """A DuckDB file of the user's with a table ``docs`` (and a comment of its own) and a view over it."""
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "user.duckdb"
+    with duckdb.connect(str(path)) as conn:
+        conn.execute("CREATE TABLE docs (id INTEGER, body VARCHAR, v FLOAT[2])")
+        conn.execute("INSERT INTO docs VALUES (1, 'refunds', [1, 0]), (2, 'travel', [0, 1])")
+        conn.execute("COMMENT ON TABLE docs IS 'the support corpus'")
+        conn.execute("CREATE VIEW recent AS SELECT * FROM docs WHERE id > 1")
+    return path
+
+
+def duckdb_tables(path: Path) -> dict[str, Any]:
+    """Every table of the file with its comment and rows, and every view's SQL."""
+    import duckdb
+
+    with duckdb.connect(str(path), read_only=True) as conn:
+        tables = {name: (comment, sorted(conn.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr))
+                  for name, comment in conn.execute("SELECT table_name, comment FROM duckdb_tables()").fetchall()}
+        views = dict(conn.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal").fetchall())
+    return {"tables": tables, "views": views}
+
+
+def test_duckdb_refuses_the_users_table_and_runs_beside_it(user_duckdb: Path) -> None:
+    before = duckdb_tables(user_duckdb)
+    refused(compare(f"duckdb:path={user_duckdb},table=docs"), "table 'docs'")
+    refused(compare(f"duckdb:path={user_duckdb},table=docs,index=hnsw"), "table 'docs'")
+    assert duckdb_tables(user_duckdb) == before
+    assert compare(f"duckdb:path={user_duckdb}").exit_code == 0  # a fresh fp_ table, dropped after
+    assert duckdb_tables(user_duckdb) == before
+    assert compare(f"duckdb:path={user_duckdb},table=ours,index=hnsw").exit_code == 0
+    after = duckdb_tables(user_duckdb)
+    assert set(after["tables"]) == {"docs", "ours"} and '"created_by": "filterproof"' in after["tables"]["ours"][0]
+    assert compare(f"duckdb:path={user_duckdb},table=ours").exit_code == 0  # ours: emptied and reused
+    assert {k: v for k, v in duckdb_tables(user_duckdb)["tables"].items() if k != "ours"} == before["tables"]
+    assert compare(f"duckdb:path={user_duckdb},table=docs,replace=true").exit_code == 0
+    assert "filterproof" in duckdb_tables(user_duckdb)["tables"]["docs"][0]  # replaced, as asked
+
+
+def test_duckdb_clean_drops_a_killed_runs_table_and_nothing_else(user_duckdb: Path) -> None:
+    before = duckdb_tables(user_duckdb)
+    spec = f"duckdb:path={user_duckdb}"
+    run = subprocess.run([sys.executable, "-c", KILLED_RUN, spec], capture_output=True, text=True, timeout=300)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    left = set(duckdb_tables(user_duckdb)["tables"]) - set(before["tables"])
+    assert len(left) == 1 and left.pop().startswith("fp_")
+    listed = CliRunner().invoke(app, ["clean", "-b", spec, "--dry-run"])
+    assert listed.exit_code == 0 and "fp_" in listed.output and "'docs'" not in listed.output, listed.output
+    dropped = CliRunner().invoke(app, ["clean", "-b", spec])
+    assert dropped.exit_code == 0, dropped.output
+    assert duckdb_tables(user_duckdb) == before

@@ -168,16 +168,23 @@ def all_of(clauses: Sequence[Clause]) -> Clause:
     return Clause(" AND ".join(f"({c.sql})" for c in clauses), tuple(p for c in clauses for p in c.params))
 
 
-def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> Clause:
-    """The ``WHERE`` for ``where``; ``keys`` may pass a cached ``active_keys``; ``flag`` puts the stored
-    current-revision flag in place of the active keys."""
+def keys_of(where: PolicyFilter, keys: Sequence[str] | None, flag: bool) -> Sequence[str]:
+    """The active keys a ``WHERE`` for ``where`` compares (``keys`` when given; none under ``flag``), after checking
+    that ``where`` is a policy filter with a calendar date (a ``datetime`` is a date too, and compares otherwise)."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"cannot compile {type(where).__name__} into SQL: expected a PolicyFilter")
     if not isinstance(where.as_of, date) or isinstance(where.as_of, datetime):
         raise TypeError(f"as_of must be a date, got {where.as_of!r}")
+    if flag:
+        return ()
+    return active_keys(where.active, where.principal.tenant) if keys is None else keys
+
+
+def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: bool = False) -> Clause:
+    """The ``WHERE`` for ``where``; ``keys`` may pass a cached ``active_keys``; ``flag`` puts the stored
+    current-revision flag in place of the active keys."""
+    keys = keys_of(where, keys, flag)
     principal = where.principal
-    if keys is None and not flag:
-        keys = active_keys(where.active, principal.tenant)
     return all_of([
         tenant_clause(principal),
         status_clause(),
