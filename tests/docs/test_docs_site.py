@@ -21,7 +21,7 @@ yaml = pytest.importorskip("yaml", reason="PyYAML comes with the docs extra: pip
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 SETUP = ("python3 -m venv .venv && .venv/bin/pip install uv && .venv/bin/uv pip install --python .venv/bin/python "
-         "-e '.[all]' -e examples/sqlite-store && "
+         "--compile-bytecode -e '.[all]' -e examples/sqlite-store && "
          ".venv/bin/filterproof compare fixtures/freshness-lab.json fixtures/authorized-recall")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,})(?P<info>[^`\n]*)$", re.MULTILINE)
 LANGUAGES = {"python", "bash", "text", "json", "toml", "yaml", "console", "sql"}

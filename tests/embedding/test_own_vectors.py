@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner, Result
 
+from filterproof.adapters.descriptor import embedded
 from filterproof.cli import app
 from filterproof.evaluation.strategies import TIE_DIGITS
 from filterproof.evaluation.truth import prepare
@@ -168,9 +169,10 @@ def test_default_is_unchanged_on_the_shipped_fixture(tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare", str(shipped("freshness-lab.json")), "--json", str(out)])
     assert result.exit_code == 0, result.output
     doc, before = json.loads(out.read_text()), json.loads(GOLDEN.read_text())
-    # milvus joined the default backends since: its rows are added (and agree: exit 0), the others' unchanged.
+    # Stores joined the default backends since (milvus, duckdb): their rows are added (and agree: exit 0), the
+    # others' unchanged.
     known = set(before["settings"]["backends"])
-    assert doc["settings"]["backends"] == [*before["settings"]["backends"], "milvus"]
+    assert doc["settings"]["backends"] == embedded() and known <= set(embedded())
     for key in ("cases", "summary", "problems", "latency"):
         rows = [row for row in doc[key] if not isinstance(row, dict) or row.get("backend", "reference") in known]
         assert rows == before[key], key

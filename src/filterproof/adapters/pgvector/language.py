@@ -56,10 +56,10 @@ def connective(expr: Expr, condition: Callable[[Cond], Sql]) -> Sql:
     raise TypeError(f"unknown expression {expr!r}")
 
 
-RANGE_TYPES = "pgvector: a range takes a number or a date"
-TYPE_ERROR = "pgvector-typed: a column against a value of another type is a type error"
-ARRAY_TYPE_ERROR = "pgvector-typed: an array against values of another type is a type error"
-NOT_A_DOUBLE = "pgvector: an integer that is no double against doubles (the bound would be rounded)"
+RANGE_TYPES = "SQL: a range takes a number or a date"
+TYPE_ERROR = "typed SQL: a column against a value of another type is a type error"
+ARRAY_TYPE_ERROR = "typed SQL: an array against values of another type is a type error"
+NOT_A_DOUBLE = "SQL: an integer that is no double against doubles (the bound would be rounded)"
 
 
 def _values(c: Cond) -> tuple[Any, ...]:
@@ -137,7 +137,7 @@ def typed_condition(c: Cond, fields: Mapping[str, str]) -> Sql:
     """One condition on the typed column ``c.key``, whose kind ``fields`` gives (text, int, float, date, bool,
     text_list, int_list)."""
     if c.key not in fields:
-        raise TypeError(f"pgvector-typed: no column {c.key!r}")
+        raise TypeError(f"typed SQL: no column {c.key!r}")
     column, field_kind = c.key, fields[c.key]  # the column names are the caller's constants: never quoted
     listed = field_kind.endswith("list")
     match c.op:
@@ -149,13 +149,13 @@ def typed_condition(c: Cond, fields: Mapping[str, str]) -> Sql:
             return (f"({column} IS NULL OR cardinality({column}) = 0)" if listed else f"{column} IS NULL"), []
         case "contains" | "contains_any":
             if not listed:
-                raise Unsupported(f"pgvector-typed: {c.op} takes an array column, not {COLUMNS[field_kind]}")
+                raise Unsupported(f"typed SQL: {c.op} takes an array column, not {COLUMNS[field_kind]}")
             placeholder, bound = typed_array(field_kind.removesuffix("_list"), _values(c))
             if placeholder.startswith("%s::double"):
                 raise Unsupported(ARRAY_TYPE_ERROR)
             return f"{column} {'@>' if c.op == 'contains' else '&&'} {placeholder}", [bound]
     if listed:
-        raise Unsupported(f"pgvector-typed: {c.op} on an array column compares the whole array")
+        raise Unsupported(f"typed SQL: {c.op} on an array column compares the whole array")
     if c.op in ("in", "nin"):
         placeholder, bound = typed_array(field_kind, c.value)
         return f"{column} {'= ANY' if c.op == 'in' else '<> ALL'}({placeholder})", [bound]
