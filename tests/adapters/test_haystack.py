@@ -1,21 +1,30 @@
-"""Haystack's document stores under an access filter: the integrations' findings, each reproduced with Haystack and
-the integration alone (``bench/repro/haystack_*.py``), held as strict xfails: green once a release fixes it, and
-then this test fails, so that the findings page and the coming bridges' workarounds are revisited.
-
-The Haystack bridges themselves (the suite through each integration's retriever) are issue 46's next part.
+"""Haystack under an access filter: the integrations' findings, each reproduced with Haystack and the integration
+alone (``bench/repro/haystack_*.py``), held as strict xfails (green once a release fixes one, and then this test
+fails, so that the findings page and the bridge's workarounds are revisited); the ``haystack-qdrant`` bridge's
+filter, paths, and a seeded bridge that the suite must fail. The suite on the bridge:
+``tests/conformance/test_conformance_builtin.py``.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import date
 
 import pytest
 
-from support.paths import ROOT
-
 pytest.importorskip("haystack")
 pytest.importorskip("haystack_integrations")
+
+from typer.testing import CliRunner
+
+from filterproof.adapters import OptionError, open_backend
+from filterproof.adapters.bridges.haystack_filters import compile_filter, match_nothing
+from filterproof.cli import app
+from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
+from support.paths import FIXTURES, ROOT
+
+pytest_plugins = ["pytester"]
 
 FINDINGS = {
     "haystack_qdrant_empty_in.py": "qdrant-haystack 13.1.0: `in []` is Filter(should=[]), which matches every "
@@ -38,3 +47,41 @@ def test_the_integration_agrees_with_haystacks_in_memory_store(script: str) -> N
         pytest.xfail(f"finding: {FINDINGS[script]}")
     assert run.returncode == 0, run.stdout + run.stderr
     pytest.fail(f"fixed in the installed release? {FINDINGS[script]} no longer reproduces:\n{run.stdout}")
+
+
+# -- the haystack-qdrant bridge ---------------------------------------------------------------------------------
+
+
+def test_no_group_and_no_key_compile_to_match_nothing_never_an_empty_in() -> None:
+    where = PolicyFilter(Principal("acme", ()), date(2026, 9, 8), ActiveRevisions.of({}))
+    conditions = compile_filter(where)["conditions"]
+    assert conditions[2] == conditions[3] == match_nothing()
+    assert all(c.get("value") != [] for c in conditions)
+    grouped = compile_filter(PolicyFilter(Principal("acme", ("eng", "eng", "ops")), date(2026, 9, 8),
+                                          ActiveRevisions.of({("acme", "d"): 2})))["conditions"]
+    assert grouped[2:4] == [{"field": "meta.fp_key", "operator": "in", "value": ["acme/d#2"]},
+                            {"field": "meta.fp_groups", "operator": "in", "value": ["eng", "ops"]}]
+    assert grouped[4:] == [{"field": "meta.fp_from", "operator": "<=", "value": 20260908},
+                           {"field": "meta.fp_until", "operator": ">", "value": 20260908}]
+
+
+def test_mmr_is_refused_with_the_paths_it_takes() -> None:
+    with pytest.raises(OptionError, match=r"no maximal-marginal-relevance retriever.*plain, score_threshold"):
+        open_backend("haystack-qdrant:path=mmr")
+
+
+@pytest.mark.parametrize("path", ["plain", "score_threshold", "retriever"])
+def test_each_path_answers_as_the_reference_on_the_freshness_lab(path: str) -> None:
+    result = CliRunner().invoke(app, ["compare", str(FIXTURES / "freshness-lab.json"), "-b", "reference", "-b",
+                                      f"haystack-qdrant:path={path}", "--no-cases", "--in-process"])
+    assert result.exit_code == 0 and "identical to reference" in result.output, result.output
+
+
+def test_the_suite_fails_an_empty_in_passed_through(pytester: pytest.Pytester) -> None:
+    """``support.haystack_defects.EmptyInPassedThrough``: the groups clause as ``in [the principal's groups]``, none
+    included, which qdrant-haystack turns into a filter that matches everything (finding 9). The suite names it."""
+    result = pytester.runpytest("-p", "no:cacheprovider", "--pyargs", "filterproof.conformance", "--adapter",
+                                "support.haystack_defects:EmptyInPassedThrough", "-k", "no_groups_matches_nothing")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED *::test_no_groups_matches_nothing*"])
+    assert "with no groups read ['doc'] (a leak)" in result.stdout.str()

@@ -413,6 +413,20 @@ class TestLlamaIndexMilvus(LlamaIndexMilvusRendering, LiteEvaluatorScale, Bridge
         yield from bridge(self.STORE, "plain")
 
 
+class TestHaystackQdrant(PythonEvaluatorScale, BridgeConformanceTests):
+    """Haystack's Qdrant integration, on the plain path (the retriever component) only: the score_threshold and
+    Pipeline paths hand the same filter dict to the same retriever (tests/adapters/test_haystack.py runs each on
+    the freshness lab), and Haystack has no MMR retriever. The scale tier on its descriptor's documents: local
+    mode checks each of the N conditions qdrant-haystack makes of an ``in`` for every point."""
+
+    STORE = "haystack-qdrant"
+    EVALUATOR = "haystack-qdrant"
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge(self.STORE, "plain")
+
+
 # Every built-in store without a class of its own above gets one (adapters.descriptor): a store added as a package is
 # in the matrix at once, under both encodings (an engine) or through every search path (a bridge).
 described(globals(), EngineConformanceTests, BridgeConformanceTests)

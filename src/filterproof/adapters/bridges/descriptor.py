@@ -4,14 +4,17 @@ from filterproof.adapters.descriptor import FuzzTarget, Store
 
 HERE = "filterproof.adapters.bridges"
 TARGETS = "filterproof.fuzz.targets"
-LANGCHAIN, LLAMAINDEX = "integrations/langchain.md", "integrations/llamaindex.md"
+LANGCHAIN, LLAMAINDEX, HAYSTACK = "integrations/langchain.md", "integrations/llamaindex.md", "integrations/haystack.md"
 
 
-def bridge(name: str, factory: str, options: str, summary: str, order: int, *fuzz: FuzzTarget) -> Store:
+PAGES = {"langchain": LANGCHAIN, "llamaindex": LLAMAINDEX, "haystack": HAYSTACK}
+
+
+def bridge(name: str, factory: str, options: str, summary: str, order: int, *fuzz: FuzzTarget,
+           scale: int | None = None) -> Store:
     framework = name.split("-")[0]
     return Store(name, f"{HERE}.{factory}", f"{HERE}.options:{options}", framework, summary,
-                 f"{LANGCHAIN if framework == 'langchain' else LLAMAINDEX}#{name}", kind="bridge", order=order,
-                 fuzz=fuzz)
+                 f"{PAGES[framework]}#{name}", kind="bridge", order=order, fuzz=fuzz, scale=scale)
 
 
 def selfquery(engine: str) -> FuzzTarget:
@@ -42,4 +45,10 @@ STORES = (
     bridge("llamaindex-milvus", "llamaindex_milvus:LlamaIndexMilvusBridge", "MilvusBridgeOptions",
            "LlamaIndex's `MilvusVectorStore` over Milvus Lite in process", 107,
            FuzzTarget("llamaindex-milvus", f"{TARGETS}.llamaindex_milvus:LlamaIndexMilvus")),
+    # qdrant-client's local mode checks each of the N equality conditions Haystack's `in` becomes for every point
+    # (qdrant-haystack has no MatchAny): the scale tier's revision clause over the tenant's keys is N x points
+    # Python comparisons a query, so the tier runs on fewer documents (as qdrant-local's, whose MatchAny is one).
+    bridge("haystack-qdrant", "haystack_stores:HaystackQdrantBridge", "HaystackBridgeOptions",
+           "Haystack's `QdrantDocumentStore` (qdrant-haystack) and `QdrantEmbeddingRetriever`, local mode", 108,
+           scale=500),
 )

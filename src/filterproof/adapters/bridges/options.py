@@ -74,3 +74,9 @@ class MilvusBridgeOptions(BridgeOptions):
     index: MilvusBridgeIndex = Field(
         "flat", description="vector index: flat (brute force, exact), hnsw (M=16, efConstruction=200), autoindex "
                             "(each integration's default type: HNSW on Milvus Lite); always COSINE")
+
+
+class HaystackBridgeOptions(BridgeOptions):
+    """A bridge through Haystack (haystack-ai): its document store's retriever, the policy in Haystack's filters.
+    ``path``: plain (the retriever component), score_threshold (its ``score_threshold``), retriever (a ``Pipeline``
+    holding it); Haystack has no MMR retriever for these stores."""

@@ -70,4 +70,6 @@ class PlacementChecks:
         """
         docs = {"doc": sc.meta()}
         s = sc.Scenario.build(native, docs)
-        assert s.native_ids(PolicyFilter(Principal(sc.TENANT, ()), sc.AS_OF, sc.active_for(docs))) == set()
+        got = s.native_ids(PolicyFilter(Principal(sc.TENANT, ()), sc.AS_OF, sc.active_for(docs)))
+        assert got == set(), (f"a principal of tenant {sc.TENANT!r} with no groups read {sorted(got)} (a leak): an "
+                              "empty group list admitted every group (an empty IN or OR read as no constraint)")
