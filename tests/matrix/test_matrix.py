@@ -73,6 +73,9 @@ FINDINGS: dict[tuple[str, str], str] = {
                                                        "{llama-index-vector-stores-milvus}: IS_EMPTY is rendered "
                                                        "array_length(key) == 0, which a string value satisfies too "
                                                        "(bench/repro/llamaindex_milvus_filters.py)",
+    ("haystack-qdrant/filters", "in_empty"): "qdrant-haystack {qdrant-haystack}: in [] is written Filter(should=[]), "
+                                             "which Qdrant reads as no constraint "
+                                             "(bench/repro/haystack_qdrant_empty_in.py)",
 }
 
 
@@ -82,7 +85,7 @@ def finding(target: str, probe: str) -> str | None:
         return None
     for package in ("langchain-chroma", "langchain-community", "qdrant-client", "llama-index-vector-stores-chroma",
                     "llama-index-vector-stores-qdrant", "llama-index-vector-stores-lancedb",
-                    "llama-index-vector-stores-postgres", "llama-index-vector-stores-milvus"):
+                    "llama-index-vector-stores-postgres", "llama-index-vector-stores-milvus", "qdrant-haystack"):
         reason = reason.replace("{" + package + "}", installed(package))
     return f"finding, operator {probe}: {reason}"
 

@@ -15,6 +15,9 @@ records as "raises". Frameworks are imported inside the functions that need them
   ``PGVectorTranslator``), the self-query path.
 * ``metadata_filters``: LlamaIndex ``MetadataFilters`` (ANY for "contains any", the
   documented operator; IS_EMPTY for "missing or null").
+* ``haystack_filters``: Haystack's filter dict over ``meta.<key>`` (``==``, ``in``, ``<=``, ``>``,
+  ``== None`` for "missing or null", AND/OR of ``conditions``); it has no operator that looks
+  inside a list.
 """
 
 from __future__ import annotations
@@ -159,3 +162,23 @@ def _li(expr: Expr) -> Any:
         case Or(parts):
             return MetadataFilters(filters=[_li(p) for p in parts], condition=FilterCondition.OR)
     raise TypeError(f"unknown expression {expr!r}")
+
+
+# -- Haystack filters ----------------------------------------------------------------------
+
+HAYSTACK_OPERATORS = {"eq": "==", "in": "in", "lte": "<=", "gt": ">"}
+
+
+def haystack_filters(expr: Expr) -> dict[str, Any]:
+    match expr:
+        case Cond("contains" | "contains_any"):
+            raise Unsupported("Haystack's filters compare a field with a value or list; none looks inside a list")
+        case Cond("is_empty", key):
+            return {"field": f"meta.{key}", "operator": "==", "value": None}
+        case Cond(op, key, value) if op in HAYSTACK_OPERATORS:
+            return {"field": f"meta.{key}", "operator": HAYSTACK_OPERATORS[op], "value": _plain(value)}
+        case And(parts) | Or(parts):
+            return {"operator": "AND" if isinstance(expr, And) else "OR",
+                    "conditions": [haystack_filters(p) for p in parts]}
+    raise TypeError(f"unknown expression {expr!r}")
+

@@ -22,9 +22,9 @@ LEGEND = ("ok: exactly the expected documents; IGNORED: the expected ones and mo
 
 
 def _rows(matrix: Matrix) -> list[tuple[str, str]]:
+    """Each target with each search path it was asked through (an integration may lack one: Haystack's MMR)."""
     targets = list(dict.fromkeys(c.target for c in matrix.cells))
-    paths = [p for p in PATHS if any(c.path == p for c in matrix.cells)]
-    return [(t, p) for t in targets for p in paths]
+    return [(t, p) for t in targets for p in PATHS if any(c.target == t and c.path == p for c in matrix.cells)]
 
 
 def _probes(matrix: Matrix) -> list[str]:

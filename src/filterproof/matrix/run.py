@@ -83,6 +83,7 @@ def _short(error: BaseException) -> str:
 
 def run_probe(target: Target, probe: Probe, paths: Sequence[str]) -> list[Cell]:
     expected = sorted(probe.expected)
+    paths = [p for p in paths if p in target.paths]
 
     def every(verdict: str, detail: str) -> list[Cell]:
         return [Cell(target.name, probe.name, path, verdict, None, expected, detail) for path in paths]

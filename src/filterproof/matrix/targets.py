@@ -16,6 +16,7 @@ from typing import Any
 
 from filterproof import installed_versions
 from filterproof.adapters.base import Record
+from filterproof.adapters.bridges.options import PATHS
 from filterproof.adapters.filterlang import Expr
 from filterproof.matrix import languages
 
@@ -31,6 +32,8 @@ class Target:
     store: str
     """``module:class`` of the probe store (imports the framework)."""
     packages: tuple[str, ...]
+    paths: tuple[str, ...] = PATHS
+    """The search paths the integration has (Haystack has no MMR retriever)."""
 
     @property
     def name(self) -> str:
@@ -47,6 +50,7 @@ class Target:
 _HERE = "filterproof.matrix.targets"
 LANGCHAIN = ("langchain-core",)
 LLAMAINDEX = ("llama-index-core",)
+HAYSTACK = ("haystack-ai",)
 TARGETS: tuple[Target, ...] = (
     Target("langchain-chroma", "native", languages.chroma_where, f"{_HERE}:LangChainChromaProbe",
            (*LANGCHAIN, "langchain-chroma", "chromadb")),
@@ -72,6 +76,8 @@ TARGETS: tuple[Target, ...] = (
            (*LANGCHAIN, "langchain-milvus", "pymilvus", "milvus-lite")),
     Target("llamaindex-milvus", "MetadataFilters", languages.metadata_filters, f"{_HERE}:LlamaIndexMilvusProbe",
            (*LLAMAINDEX, "llama-index-vector-stores-milvus", "pymilvus", "milvus-lite")),
+    Target("haystack-qdrant", "filters", languages.haystack_filters, f"{_HERE}:HaystackQdrantProbe",
+           (*HAYSTACK, "qdrant-haystack", "qdrant-client"), ("plain", "score_threshold", "retriever")),
 )
 PROBE_ATTRIBUTES: dict[str, dict[str, Any]] = {"LangChainMilvusProbe": {"dynamic_field": True}}
 """Probe stores that differ from their bridge in more than the metadata: langchain-milvus types a field per key of
@@ -95,6 +101,8 @@ def __getattr__(name: str) -> Any:
         from filterproof.adapters.bridges import langchain_milvus as module
     elif name == "LlamaIndexMilvusProbe":
         from filterproof.adapters.bridges import llamaindex_milvus as module
+    elif name == "HaystackQdrantProbe":
+        from filterproof.adapters.bridges import haystack_stores as module
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     base = getattr(module, name.replace("Probe", "Bridge"))

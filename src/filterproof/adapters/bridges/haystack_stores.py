@@ -70,11 +70,14 @@ class HaystackQdrantBridge(BridgeAdapter):
         self._pipeline = Pipeline()
         self._pipeline.add_component("retriever", self._retriever)
 
+    def _metadata(self, record: Record) -> dict[str, Any]:
+        return node_metadata(record.id, record.metadata, self.groups)
+
     def _add(self, records: Sequence[Record]) -> None:
         assert self.store is not None
         self.store.write_documents([
             Document(id=r.id, content=DOC_PREFIX + r.id, embedding=np.asarray(r.vector, dtype=np.float32).tolist(),
-                     meta=node_metadata(r.id, r.metadata, self.groups)) for r in records],
+                     meta=self._metadata(r)) for r in records],
             policy=DuplicatePolicy.OVERWRITE)
 
     def _remove(self, ids: Sequence[str]) -> None:
@@ -87,6 +90,8 @@ class HaystackQdrantBridge(BridgeAdapter):
     def _query(self, vector: np.ndarray, k: int, native: Any | None,
                path: Path | None = None) -> list[tuple[str, float | None]]:
         path = path or self.options.path
+        if path == "mmr":
+            raise OptionError("haystack-qdrant: Haystack has no maximal-marginal-relevance retriever for Qdrant")
         embedding = np.asarray(vector, dtype=np.float32).tolist()
         if path == "retriever":
             out = self._pipeline.run({"retriever": {"query_embedding": embedding, "filters": native, "top_k": k}})
