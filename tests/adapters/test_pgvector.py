@@ -20,6 +20,7 @@ from filterproof.adapters.base import Adapter, Record
 from filterproof.conformance.checks.contract import vec
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter
+from support.capabilities import declared
 from support.hostile import HOSTILE, each_matches_itself
 
 pytest.importorskip("psycopg")
@@ -78,12 +79,7 @@ def test_bad_options_name_the_key(spec: str, message: str) -> None:
 ])
 def test_capabilities_follow_the_options(spec: str, exact: bool, tolerance: float, path: str | None) -> None:
     """Exactness, tolerance and the declared path; plan=auto declares none (the planner decides per query)."""
-    adapter = open_backend(spec)
-    try:
-        caps = adapter.capabilities
-        assert (caps.exact, caps.recall_tolerance, caps.search_path) == (exact, tolerance, path)
-    finally:
-        adapter.close()
+    assert declared(spec) == (exact, tolerance, path)
 
 
 def selective(adapter: Adapter) -> tuple[sc.Scenario, PolicyFilter]:
