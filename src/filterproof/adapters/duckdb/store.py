@@ -37,7 +37,7 @@ import contextlib
 import glob
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import duckdb
@@ -52,6 +52,7 @@ from filterproof.adapters.duckdb.sql import DATES
 from filterproof.adapters.ownership import Marker, claim
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.adapters.searchpath import SearchPath
+from filterproof.embedding.spaces import unit_rows
 from filterproof.errors import BackendUnavailable, NoSecondClient
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
@@ -157,18 +158,15 @@ class DuckDBAdapter(AdapterBase):
 
     def _arrow(self, records: Sequence[Record]) -> pa.Table:
         """One batch as Arrow columns; dates as ISO text (``'infinity'`` has no Arrow date), cast on insert."""
-        rows = []
         for record in records:
-            vector = np.asarray(record.vector, dtype=np.float32)
-            if vector.shape != (self._dim,):
-                raise ValueError(f"{record.id}: vector has shape {vector.shape}, index takes ({self._dim},)")
-            norm = float(np.linalg.norm(vector))
-            rows.append((dsql.pg_text(record.id), vector / norm if norm > 0 else vector,
-                         *dsql.stored_row(record.metadata, self.flag_map)))
-        columns = list(zip(*rows, strict=True))
-        data = [pa.array(columns[0], pa.string()),
-                pa.FixedSizeListArray.from_arrays(pa.array(np.concatenate(columns[1]), pa.float32()), self._dim)]
-        for name, values in zip(dsql.STORED_COLUMNS, columns[2:], strict=True):
+            shape = np.shape(record.vector)
+            if shape != (self._dim,):
+                raise ValueError(f"{record.id}: vector has shape {shape}, index takes ({self._dim},)")
+        vectors = unit_rows(np.asarray([r.vector for r in records], dtype=np.float32))
+        columns = list(zip(*(dsql.stored_row(r.metadata, self.flag_map) for r in records), strict=True))
+        data = [pa.array([dsql.pg_text(r.id) for r in records], pa.string()),
+                pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), self._dim)]
+        for name, values in zip(dsql.STORED_COLUMNS, columns, strict=True):
             data.append(pa.array(dsql.bound(name, values), ARROW[name]))
         return pa.Table.from_arrays(data, names=["id", "embedding", *dsql.STORED_COLUMNS])
 
@@ -256,32 +254,30 @@ class DuckDBAdapter(AdapterBase):
         row = np.asarray(vector, dtype=np.float32)
         if row.shape != (self._dim,):
             raise ValueError(f"query: vector has shape {row.shape}, index takes ({self._dim},)")
-        norm = float(np.linalg.norm(row))
-        return (row / norm if norm > 0 else row).tolist()
+        return unit_rows(row[None, :])[0].tolist()
 
-    def _exact(self, vector: list[float], k: int, where: PolicyFilter | None) -> tuple[str, list[Any]]:
-        clause, params = ("TRUE", []) if where is None else self.compile(where)
+    def _exact(self, clause: str, k: int) -> str:
         return self._q(f"SELECT id, array_inner_product(embedding, ?::FLOAT[{self._dim}]) AS score FROM {{t}} "
-                       f"WHERE {clause} ORDER BY score DESC, rowid LIMIT {int(k)}"), [vector, *params]
+                       f"WHERE {clause} ORDER BY score DESC, rowid LIMIT {int(k)}")
 
-    def _window(self, vector: list[float], k: int, n: int, where: PolicyFilter | None) -> tuple[str, list[Any]]:
+    def _window(self, clause: str, k: int, n: int) -> str:
         """The index's n nearest rows (the only form its scan serves), then the filter on them."""
-        clause, params = ("TRUE", []) if where is None else self.compile(where)
         return self._q(f"SELECT id, -nd AS score FROM (SELECT *, rowid AS r, array_negative_inner_product("
                        f"embedding, ?::FLOAT[{self._dim}]) AS nd FROM {{t}} ORDER BY nd LIMIT {int(n)}) "
-                       f"WHERE {clause} ORDER BY nd, r LIMIT {int(k)}"), [vector, *params]
+                       f"WHERE {clause} ORDER BY nd, r LIMIT {int(k)}")
 
-    def _queries(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[tuple[str, list[Any]]]:
-        """The queries a search may run, in order: widening windows, then an exact scan. (A window without the
-        index, a reader's before the writer rebuilt it, is exact: its n nearest rows, filtered.)"""
-        query = self._vector(vector)
-        if self.options.index == "exact":
-            return [self._exact(query, k, where)]
-        windows, n = [], k * self.options.window
-        while n < self._rows:
-            windows.append(self._window(query, k, n, where))
-            n *= GROWTH
-        return [*windows, self._exact(query, k, where)]
+    def _queries(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> Iterable[tuple[str, list[Any]]]:
+        """The queries a search may run, in order, made as they are asked for (the filter compiled once):
+        widening windows, then an exact scan. (A window without the index, a reader's before the writer rebuilt
+        it, is exact: its n nearest rows, filtered.) Each query binds the vector, then the filter's values."""
+        clause, params = ("TRUE", []) if where is None else self.compile(where)
+        bound = [self._vector(vector), *params]
+        if self.options.index == "hnsw":
+            n = k * self.options.window
+            while n < self._rows:
+                yield self._window(clause, k, n), bound
+                n *= GROWTH
+        yield self._exact(clause, k), bound
 
     def hits(self, conn: Any, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         """A search through ``conn`` (ours, or a reader's): the first query that finds k rows, else the last."""
@@ -301,7 +297,7 @@ class DuckDBAdapter(AdapterBase):
     def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
         """The path of this search's first query, from DuckDB's plan (``EXPLAIN``, its text in ``detail``)."""
         self.optimize()
-        text, params = self._queries(vector, max(k, 1), where)[0]
+        text, params = next(iter(self._queries(vector, max(k, 1), where)))
         plan = "\n".join(str(row[1]) for row in self._conn.execute("EXPLAIN " + text, params).fetchall())
         return path_of(plan, where is not None)
 
