@@ -19,7 +19,7 @@ pytest.importorskip("haystack_integrations")
 from typer.testing import CliRunner
 
 from filterproof.adapters import OptionError, open_backend
-from filterproof.adapters.bridges.haystack_filters import compile_filter, match_nothing
+from filterproof.adapters.bridges.haystack_filters import compile_filter, compile_partitions, match_nothing
 from filterproof.cli import app
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
 from support.paths import FIXTURES, ROOT
@@ -33,6 +33,8 @@ FINDINGS = {
                               "Haystack defines not (A and B) (findings/integration.md#finding-10)",
     "haystack_chroma_overwrite_merges.py": "chroma-haystack 5.0.0: write_documents(policy=OVERWRITE) merges the new "
                                            "metadata into the old (findings/integration.md#finding-11)",
+    "haystack_chroma_dotted_key.py": "chroma-haystack 5.0.0: a filter on meta.acl.tenant compares the key tenant, "
+                                     "the field's last dotted segment (findings/integration.md#finding-12)",
 }
 
 
@@ -65,15 +67,42 @@ def test_no_group_and_no_key_compile_to_match_nothing_never_an_empty_in() -> Non
                            {"field": "meta.fp_until", "operator": ">", "value": 20260908}]
 
 
-def test_mmr_is_refused_with_the_paths_it_takes() -> None:
-    with pytest.raises(OptionError, match=r"no maximal-marginal-relevance retriever.*plain, score_threshold"):
-        open_backend("haystack-qdrant:path=mmr")
+def test_groups_as_hex_keys_hold_no_dot_and_one_group_is_no_or() -> None:
+    """chroma-haystack keeps a key's last dotted segment (finding 12): a group ``a.b`` must not become ``b``."""
+    asked = PolicyFilter(Principal("acme", ("a.b", "eng")), date(2026, 9, 8), ActiveRevisions.of({("acme", "d"): 2}))
+    groups = compile_filter(asked, "hex")["conditions"][3]
+    assert groups == {"operator": "OR", "conditions": [
+        {"field": "meta.fp_group_" + b"a.b".hex(), "operator": "==", "value": 1},
+        {"field": "meta.fp_group_" + b"eng".hex(), "operator": "==", "value": 1}]}
+    assert all("." not in c["field"].removeprefix("meta.") for c in groups["conditions"])
+    alone = PolicyFilter(Principal("acme", ("eng",)), date(2026, 9, 8), ActiveRevisions.of({}))
+    assert compile_filter(alone, "hex")["conditions"][3] == groups["conditions"][1]  # Chroma refuses an OR of one
 
 
-@pytest.mark.parametrize("path", ["plain", "score_threshold", "retriever"])
-def test_each_path_answers_as_the_reference_on_the_freshness_lab(path: str) -> None:
+def test_a_principal_of_many_groups_is_asked_in_slices_each_under_chromas_limits() -> None:
+    many = PolicyFilter(Principal("acme", tuple(f"g{i}" for i in range(1_200))), date(2026, 9, 8),
+                        ActiveRevisions.of({("acme", "d"): 2}))
+    parts = compile_partitions(many, "hex")
+    assert [len(p["conditions"][3]["conditions"]) for p in parts] == [500, 500, 200]
+    assert len(compile_partitions(many, "list")) == 1
+
+
+@pytest.mark.parametrize(("spec", "said"), [
+    ("haystack-qdrant:path=mmr", r"no maximal-marginal-relevance retriever.*plain, score_threshold or retriever"),
+    ("haystack-chroma:path=score_threshold", r"haystack-chroma: its retriever has no score_threshold.*plain or "),
+    ("haystack-chroma:path=mmr", r"no maximal-marginal-relevance retriever.*path takes plain or retriever"),
+])
+def test_a_path_the_integration_lacks_is_refused_with_the_paths_it_takes(spec: str, said: str) -> None:
+    with pytest.raises(OptionError, match=said):
+        open_backend(spec)
+
+
+@pytest.mark.parametrize("spec", ["haystack-qdrant:path=plain", "haystack-qdrant:path=score_threshold",
+                                  "haystack-qdrant:path=retriever", "haystack-chroma:path=plain",
+                                  "haystack-chroma:path=retriever", "haystack-pgvector:path=retriever"])
+def test_each_path_answers_as_the_reference_on_the_freshness_lab(spec: str) -> None:
     result = CliRunner().invoke(app, ["compare", str(FIXTURES / "freshness-lab.json"), "-b", "reference", "-b",
-                                      f"haystack-qdrant:path={path}", "--no-cases", "--in-process"])
+                                      spec, "--no-cases", "--in-process"])
     assert result.exit_code == 0 and "identical to reference" in result.output, result.output
 
 
@@ -85,3 +114,14 @@ def test_the_suite_fails_an_empty_in_passed_through(pytester: pytest.Pytester) -
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["FAILED *::test_no_groups_matches_nothing*"])
     assert "with no groups read ['doc'] (a leak)" in result.stdout.str()
+
+
+@pytest.mark.slow  # the group twins through chroma-haystack: about 12 s
+def test_the_suite_fails_group_keys_that_hold_a_dot(pytester: pytest.Pytester) -> None:
+    """``support.haystack_defects.GroupKeysAsNamed``: one key per group named as the group, which chroma-haystack
+    cuts at its last dot (finding 12): the group twins' ``1.0`` is asked as ``0`` and its document goes missing."""
+    result = pytester.runpytest("-p", "no:cacheprovider", "--pyargs", "filterproof.conformance", "--adapter",
+                                "support.haystack_defects:GroupKeysAsNamed", "-k", "identity_twins and group")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED *::test_identity_twins[[]group[]]*"])
+    assert "groups ('1.0',) as of 2026-09-08: eligible but NOT returned (missing): g3" in result.stdout.str()

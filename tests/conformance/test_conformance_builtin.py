@@ -427,6 +427,28 @@ class TestHaystackQdrant(PythonEvaluatorScale, BridgeConformanceTests):
         yield from bridge(self.STORE, "plain")
 
 
+class TestHaystackChroma(BridgeConformanceTests):
+    """Haystack's Chroma integration on the plain path (its retriever component): the Pipeline path hands the same
+    filter dicts to the same retriever (tests/adapters/test_haystack.py runs it on the freshness lab); its retriever
+    has no score_threshold, and Haystack no MMR retriever."""
+
+    STORE = "haystack-chroma"
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge(self.STORE, "plain")
+
+
+class TestHaystackPgvector(BridgeConformanceTests):
+    """Haystack's pgvector integration on the plain path, as ``TestHaystackChroma``."""
+
+    STORE = "haystack-pgvector"
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge(self.STORE, "plain")
+
+
 # Every built-in store without a class of its own above gets one (adapters.descriptor): a store added as a package is
 # in the matrix at once, under both encodings (an engine) or through every search path (a bridge).
 described(globals(), EngineConformanceTests, BridgeConformanceTests)

@@ -1,19 +1,29 @@
-"""A seeded defect on the real Haystack and qdrant-haystack: the groups clause written as a new user writes it.
+"""Seeded defects on the real Haystack and its integrations: the groups clause written as a new user writes it.
 
 ``EmptyInPassedThrough`` is the ``haystack-qdrant`` bridge with its groups clause ``meta.fp_groups in [the
 principal's groups]`` whatever they are, none included. qdrant-haystack 13.1.0 translates ``in []`` into
 ``Filter(should=[])``, which Qdrant reads as no constraint: a principal with no groups reads every document of its
 tenant (integration finding 9). The suite must fail it, naming the leak (``tests/adapters/test_haystack.py``).
+
+``GroupKeysAsNamed`` is the ``haystack-chroma`` bridge with one key per group named ``fp_group:<name>`` (LlamaIndex's
+Chroma encoding) instead of the hex of the name: chroma-haystack keeps a filter key's last dotted segment (finding
+12), so a principal of group ``a.b`` is asked for the key ``b``, which no document holds. The identity twins'
+dotted group names must fail it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from filterproof.adapters.base import Record
+from filterproof.adapters.bridges.flat import GROUP_FLAG, node_metadata
 from filterproof.adapters.bridges.haystack_filters import compare, compile_filter
-from filterproof.adapters.bridges.haystack_stores import HaystackQdrantBridge
-from filterproof.adapters.chroma.where import GROUPS
-from filterproof.policy import PolicyFilter
+from filterproof.adapters.bridges.haystack_stores import HaystackChromaBridge, HaystackQdrantBridge
+from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
+from filterproof.adapters.chroma.where import GROUPS, group_slices
+from filterproof.adapters.encoding import slices
+from filterproof.adapters.revisions import active_keys
+from filterproof.policy import PolicyFilter, matchable
 
 
 class EmptyInPassedThrough(HaystackQdrantBridge):
@@ -25,3 +35,22 @@ class EmptyInPassedThrough(HaystackQdrantBridge):
         # compile_filter's clauses in order: tenant, status, revision, groups, valid_from, valid_until.
         policy["conditions"][3] = compare(GROUPS, "in", groups)
         return [policy]
+
+
+class GroupKeysAsNamed(HaystackChromaBridge):
+    name = "defect-haystack-chroma-group-keys-as-named"
+
+    def _metadata(self, record: Record) -> dict[str, Any]:
+        return node_metadata(record.id, record.metadata, "flags")
+
+    def _natives(self, where: PolicyFilter) -> list[Any]:
+        keys = active_keys(where.active, where.principal.tenant)
+        policies = []
+        for key_slice in slices(keys, KEYS_PER_FILTER) or [[]]:  # Chroma's limits, as the bridge slices
+            for part in group_slices(where):
+                policy = compile_filter(part, "hex", key_slice)
+                flags = [compare(GROUP_FLAG + g, "==", 1) for g in dict.fromkeys(part.principal.groups) if matchable(g)]
+                if flags:
+                    policy["conditions"][3] = flags[0] if len(flags) == 1 else {"operator": "OR", "conditions": flags}
+                policies.append(policy)
+        return policies

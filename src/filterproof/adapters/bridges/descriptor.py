@@ -50,5 +50,14 @@ STORES = (
     # Python comparisons a query, so the tier runs on fewer documents (as qdrant-local's, whose MatchAny is one).
     bridge("haystack-qdrant", "haystack_stores:HaystackQdrantBridge", "HaystackBridgeOptions",
            "Haystack's `QdrantDocumentStore` (qdrant-haystack) and `QdrantEmbeddingRetriever`, local mode", 108,
+           FuzzTarget("haystack-qdrant", f"{TARGETS}.haystack:HaystackQdrant", "haystack"),
+           # Haystack's own InMemoryDocumentStore: no backend, the side of the differential that says what a
+           # Haystack filter means (haystack.utils.filters), as llamaindex-lancedb hangs off LanceDB's entry.
+           FuzzTarget("haystack-memory", f"{TARGETS}.haystack:HaystackMemory", "haystack"),
            scale=500),
+    bridge("haystack-chroma", "haystack_stores:HaystackChromaBridge", "HaystackChromaOptions",
+           "Haystack's `ChromaDocumentStore` (chroma-haystack) and `ChromaEmbeddingRetriever`, in process", 109),
+    bridge("haystack-pgvector", "haystack_pgvector:HaystackPgvectorBridge", "HaystackPgOptions",
+           "Haystack's `PgvectorDocumentStore` (pgvector-haystack) on `PGVECTOR_DSN` (or the `pgvector` backend's "
+           "server)", 110),
 )

@@ -14,10 +14,16 @@ clause               comparison                                    note
 tenant               ``meta.fp_tenant == tenant``
 status               ``meta.fp_status == "active"``
 active revision      ``meta.fp_key in [keys of the tenant]``       none: match nothing
-groups               ``meta.fp_groups in [groups]`` (``"list"``)   none: match nothing
+groups (``list``)    ``meta.fp_groups in [groups]``                none: match nothing
+groups (``hex``)     an OR of ``meta.fp_group_<hex> == 1``          none: match nothing
 valid_from           ``meta.fp_from <= as_of``                     integer
 valid_until          ``meta.fp_until > as_of``                     integer
 ==================== ============================================= ============================
+
+Groups are a list where the integration reads ``in`` on a list field as "any element" (qdrant-haystack),
+and otherwise one key per group (``hex``: chroma-haystack keeps only a key's last dotted segment, so a group
+``a.b`` would be asked as ``b``; pgvector-haystack compares a list's JSON text). Chroma's limits cut the
+active keys and a principal's groups into slices (``compile_partitions``): one filter a slice, the answers merged.
 
 "Match nothing" is ``meta.fp_never == 1``, a key no document has, never an empty ``in``:
 qdrant-haystack 13.1.0 translates ``in []`` into ``Filter(should=[])``, which Qdrant reads as
@@ -32,9 +38,20 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from filterproof.adapters.bridges.flat import Groups
-from filterproof.adapters.chroma.where import GROUPS, KEY, NEVER, STATUS, TENANT, VALID_FROM, VALID_UNTIL
+from filterproof.adapters.bridges.flat import Groups, group_key
+from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
+from filterproof.adapters.chroma.where import (
+    GROUPS,
+    KEY,
+    NEVER,
+    STATUS,
+    TENANT,
+    VALID_FROM,
+    VALID_UNTIL,
+    group_slices,
+)
 from filterproof.adapters.datecodec import date_int
+from filterproof.adapters.encoding import slices
 from filterproof.adapters.revisions import active_keys
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
 
@@ -78,11 +95,21 @@ def revision_clause(keys: Sequence[str]) -> Filter:
     return one_of(KEY, [_text(k, "revision key") for k in keys])
 
 
+def any_flag(groups: Sequence[str]) -> Filter:
+    """An OR of ``group_key(g) == 1``; one group: its condition alone (Chroma refuses an ``$or`` of one)."""
+    if not groups:
+        return match_nothing()
+    flags = [compare(group_key(g), "==", 1) for g in groups]
+    return flags[0] if len(flags) == 1 else {"operator": "OR", "conditions": flags}
+
+
 def groups_clause(principal: Principal, groups: Groups) -> Filter:
-    if groups != "list":
-        raise ValueError(f"haystack filters: unknown groups encoding {groups!r}")
     distinct = [g for g in dict.fromkeys(_text(g, "principal group") for g in principal.groups) if matchable(g)]
-    return one_of(GROUPS, distinct)
+    if groups == "list":
+        return one_of(GROUPS, distinct)
+    if groups == "hex":
+        return any_flag(distinct)
+    raise ValueError(f"haystack filters: unknown groups encoding {groups!r}")
 
 
 def valid_from_clause(as_of: date) -> Filter:
@@ -93,14 +120,25 @@ def valid_until_clause(as_of: date) -> Filter:
     return compare(VALID_UNTIL, ">", date_int(as_of))
 
 
-def compile_filter(where: PolicyFilter, groups: Groups = "list") -> Filter:
-    """The whole policy for one query: an AND of the six clauses."""
+def compile_filter(where: PolicyFilter, groups: Groups = "list", keys: Sequence[str] | None = None) -> Filter:
+    """The whole policy for one query: an AND of the six clauses; ``keys``: these active keys (a slice)."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"expected a PolicyFilter, got {type(where).__name__}")
     if not isinstance(where.as_of, date) or isinstance(where.as_of, datetime):
         raise TypeError(f"as_of must be a datetime.date, got {where.as_of!r}")
-    keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
+    if keys is None:
+        keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
     return {"operator": "AND", "conditions": [
         tenant_clause(where.principal), status_clause(), revision_clause(keys),
         groups_clause(where.principal, groups), valid_from_clause(where.as_of), valid_until_clause(where.as_of),
     ]}
+
+
+def compile_partitions(where: PolicyFilter, groups: Groups) -> list[Filter]:
+    """One filter per slice of ``KEYS_PER_FILTER`` active keys and, for ``hex``, per slice of a principal's groups
+    (Chroma's SQLite limits, ``chroma.limits``): the key slices admit disjoint sets; a document in two group slices
+    is admitted by both, and the bridge's merge keeps it once."""
+    keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
+    asked = group_slices(where) if groups == "hex" else [where]
+    return [compile_filter(part, groups, key_slice) for key_slice in slices(keys, KEYS_PER_FILTER) or [[]]
+            for part in asked]

@@ -43,7 +43,6 @@ from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdran
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
 from filterproof.adapters.bridges.pgvector import (
     Database,
-    group_key,
     id_refusal,
     libpq_dsn,
     pgvector_filters,
@@ -52,7 +51,7 @@ from filterproof.adapters.bridges.pgvector import (
 from filterproof.adapters.chroma.clients import client_settings
 from filterproof.adapters.chroma.limits import refusal as chroma_refusal
 from filterproof.adapters.chroma.store import RECALL_TOLERANCE, hnsw_configuration
-from filterproof.adapters.chroma.where import GROUPS, stored_metadata
+from filterproof.adapters.chroma.where import stored_metadata
 from filterproof.adapters.qdrant.payload import ID, point_id, stored_payload
 from filterproof.policy import PolicyFilter
 
@@ -253,9 +252,7 @@ class LangChainPgvectorBridge(_LangChainBridge):
                               collection_name="filterproof", use_jsonb=True)
 
     def _metadata(self, record: Record) -> dict[str, Any]:
-        stored = node_metadata(record.id, record.metadata, "list")
-        stored.update({group_key(g): 1 for g in stored.pop(GROUPS, [])})
-        return stored
+        return node_metadata(record.id, record.metadata, "hex")
 
     def _refusal(self, record: Record) -> str | None:
         return id_refusal(record.id)  # PGVector's table: id is the (btree) primary key

@@ -80,3 +80,20 @@ class HaystackBridgeOptions(BridgeOptions):
     """A bridge through Haystack (haystack-ai): its document store's retriever, the policy in Haystack's filters.
     ``path``: plain (the retriever component), score_threshold (its ``score_threshold``), retriever (a ``Pipeline``
     holding it); Haystack has no MMR retriever for these stores."""
+
+
+class HaystackChromaOptions(HaystackBridgeOptions):
+    """Haystack's Chroma integration in process: the HNSW settings of the ``chroma`` backend. Its retriever has no
+    ``score_threshold``: path takes plain or retriever."""
+
+    ef_search: int = Field(EF_SEARCH, ge=1, description="HNSW search beam")
+    ef_construction: int = Field(EF_CONSTRUCTION, ge=1, description="HNSW build beam")
+    max_neighbors: int = Field(MAX_NEIGHBORS, ge=1, description="HNSW graph degree")
+
+
+class HaystackPgOptions(HaystackBridgeOptions):
+    """Haystack's pgvector integration (exact nearest neighbours): a table of its own on a database of its own.
+    Its retriever has no ``score_threshold``: path takes plain or retriever."""
+
+    dsn: str | None = Field(None, description=f"libpq 'host=... port=... user=... dbname=...'; default ${DSN_ENV}, "
+                                              "else the pgvector backend's throwaway server")

@@ -24,6 +24,7 @@ import os
 import uuid
 from typing import Any
 
+from filterproof.adapters.bridges.flat import group_key
 from filterproof.adapters.bridges.options import DSN_ENV
 from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
 from filterproof.adapters.chroma.where import (
@@ -119,11 +120,6 @@ def id_refusal(doc_id: str) -> str | None:
     if "\x00" in doc_id:
         return "its id holds NUL, which PostgreSQL text cannot hold (the write would fail with its batch)"
     return refusal({"id": doc_id})
-
-
-def group_key(group: str) -> str:
-    """A group as a metadata key langchain-postgres accepts (it refuses keys that are not identifiers)."""
-    return "fp_group_" + group.encode().hex()
 
 
 def _eq(key: str, value: Any) -> dict[str, Any]:

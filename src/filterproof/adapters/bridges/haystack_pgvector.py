@@ -1,0 +1,61 @@
+"""``haystack-pgvector``: the policy through Haystack's pgvector integration (pgvector-haystack), in Haystack's filters.
+
+``PgvectorDocumentStore`` keeps a document's meta in one JSONB column and reads a filter's key with ``meta->>'key'``,
+cast by the Python type of the compared value (``::integer`` for an int, none for a string), so the flat encoding's
+integer dates compare as numbers and the rest as text. Groups are one key per group (``hex``): its ``in`` on a list
+field would compare the list's JSON text. A table of its own (``filterproof``) on a database of its own, dropped on
+close (``bridges.pgvector.Database``: the ``pgvector`` backend's throwaway server unless ``dsn`` or
+``$PGVECTOR_DSN`` names one); exact nearest neighbours (its ``search_strategy`` default), ``1 - cosine distance`` as
+the score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from filterproof.adapters.base import Capabilities, Record
+from filterproof.adapters.bridges.flat import Groups
+from filterproof.adapters.bridges.haystack_stores import HaystackBridge
+from filterproof.adapters.bridges.options import HaystackPgOptions
+from filterproof.adapters.bridges.pgvector import Database, id_refusal, libpq_dsn
+
+
+class HaystackPgvectorBridge(HaystackBridge):
+    """Haystack's ``PgvectorDocumentStore`` searched by ``PgvectorEmbeddingRetriever``."""
+
+    name = "haystack-pgvector"
+    Options = HaystackPgOptions
+    options: HaystackPgOptions
+    groups: Groups = "hex"
+    engine_capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+
+    def __init__(self, options: HaystackPgOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._dsn = libpq_dsn(self.options.dsn)
+        self._database: Database | None = None
+
+    def _document_store(self, dim: int) -> Any:
+        from haystack.utils import Secret
+        from haystack_integrations.document_stores.pgvector import PgvectorDocumentStore
+
+        self._database = Database(self._dsn)
+        return PgvectorDocumentStore(connection_string=Secret.from_token(self._database.dsn), table_name="filterproof",
+                                     embedding_dimension=dim, vector_function="cosine_similarity",
+                                     search_strategy="exact_nearest_neighbor")
+
+    def _new_retriever(self, store: Any) -> Any:
+        from haystack_integrations.components.retrievers.pgvector import PgvectorEmbeddingRetriever
+
+        return PgvectorEmbeddingRetriever(document_store=store)
+
+    def _refusal(self, record: Record) -> str | None:
+        return id_refusal(record.id)  # its id column: VARCHAR, as given
+
+    def close(self) -> None:
+        if self.store is not None:
+            store, self.store = self.store, None
+            store.close()
+        if self._database is not None:
+            self._database.drop()
+            self._database = None
