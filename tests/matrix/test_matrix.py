@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from filterproof.adapters.filterlang import And, Cond, Expr, Or
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or
 from filterproof.matrix.probes import PROBES
 from filterproof.matrix.run import Matrix, classify, run_matrix
 from filterproof.matrix.targets import TARGETS
@@ -76,6 +76,16 @@ FINDINGS: dict[tuple[str, str], str] = {
     ("haystack-qdrant/filters", "in_empty"): "qdrant-haystack {qdrant-haystack}: in [] is written Filter(should=[]), "
                                              "which Qdrant reads as no constraint "
                                              "(bench/repro/haystack_qdrant_empty_in.py)",
+    ("haystack-qdrant/filters", "not_all"): "qdrant-haystack {qdrant-haystack}: NOT [A, B] is written must_not=[A, B], "
+                                            "neither A nor B, where Haystack defines not (A and B) "
+                                            "(bench/repro/haystack_qdrant_not.py)",
+    ("haystack-chroma/filters", "readd"): "chroma-haystack {chroma-haystack}: write_documents(policy=OVERWRITE) "
+                                          "merges the new metadata into the old "
+                                          "(bench/repro/haystack_chroma_overwrite_merges.py)",
+    ("llamaindex-milvus/MetadataFilters", "not_all"): "llama-index-vector-stores-milvus "
+                                                      "{llama-index-vector-stores-milvus}: FilterCondition.NOT joins "
+                                                      "the parts with ' not ', so NOT of one filter is that filter "
+                                                      "(bench/repro/llamaindex_milvus_not.py)",
 }
 
 
@@ -85,7 +95,8 @@ def finding(target: str, probe: str) -> str | None:
         return None
     for package in ("langchain-chroma", "langchain-community", "qdrant-client", "llama-index-vector-stores-chroma",
                     "llama-index-vector-stores-qdrant", "llama-index-vector-stores-lancedb",
-                    "llama-index-vector-stores-postgres", "llama-index-vector-stores-milvus", "qdrant-haystack"):
+                    "llama-index-vector-stores-postgres", "llama-index-vector-stores-milvus", "qdrant-haystack",
+                    "chroma-haystack"):
         reason = reason.replace("{" + package + "}", installed(package))
     return f"finding, operator {probe}: {reason}"
 
@@ -128,6 +139,8 @@ def matches(expr: Expr, meta: Mapping[str, Any]) -> bool:
             return all(matches(p, meta) for p in parts)
         case Or(parts):
             return any(matches(p, meta) for p in parts)
+        case Not(part):
+            return not matches(part, meta)
     raise TypeError(f"no probe uses {expr!r}")
 
 

@@ -16,8 +16,9 @@ records as "raises". Frameworks are imported inside the functions that need them
 * ``metadata_filters``: LlamaIndex ``MetadataFilters`` (ANY for "contains any", the
   documented operator; IS_EMPTY for "missing or null").
 * ``haystack_filters``: Haystack's filter dict over ``meta.<key>`` (``==``, ``in``, ``<=``, ``>``,
-  ``== None`` for "missing or null", AND/OR of ``conditions``); it has no operator that looks
-  inside a list.
+  ``== None`` for "missing or null", AND/OR/NOT of ``conditions``, a NOT of an AND written as
+  Haystack's NOT over the AND's conditions, which it defines as "not all"); it has no operator
+  that looks inside a list.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from filterproof.adapters.chroma.language import Chroma
-from filterproof.adapters.filterlang import And, Cond, Expr, Or, Unsupported
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
 from filterproof.adapters.milvus.language import Milvus
 from filterproof.adapters.qdrant.language import MODELS, Qdrant
 
@@ -75,6 +76,8 @@ def pgvector_dict(expr: Expr) -> dict[str, Any]:
             return _join("$and", [pgvector_dict(p) for p in parts])
         case Or(parts):
             return _join("$or", [pgvector_dict(p) for p in parts])
+        case Not(part):  # a dict: a list under $not means "none of" in langchain-postgres
+            return {"$not": pgvector_dict(part)}
     raise TypeError(f"unknown expression {expr!r}")
 
 
@@ -113,6 +116,8 @@ def structured(expr: Expr) -> Any:
             return join(Operator.AND, [structured(p) for p in parts])
         case Or(parts):
             return join(Operator.OR, [structured(p) for p in parts])
+        case Not(part):
+            return Operation(operator=Operator.NOT, arguments=[structured(part)])
     raise TypeError(f"unknown expression {expr!r}")
 
 
@@ -161,6 +166,8 @@ def _li(expr: Expr) -> Any:
             return MetadataFilters(filters=[_li(p) for p in parts], condition=FilterCondition.AND)
         case Or(parts):
             return MetadataFilters(filters=[_li(p) for p in parts], condition=FilterCondition.OR)
+        case Not(part):
+            return MetadataFilters(filters=[_li(part)], condition=FilterCondition.NOT)
     raise TypeError(f"unknown expression {expr!r}")
 
 
@@ -180,5 +187,9 @@ def haystack_filters(expr: Expr) -> dict[str, Any]:
         case And(parts) | Or(parts):
             return {"operator": "AND" if isinstance(expr, And) else "OR",
                     "conditions": [haystack_filters(p) for p in parts]}
+        case Not(And(parts)):  # Haystack defines NOT over its conditions as "not all": an application writes it so
+            return {"operator": "NOT", "conditions": [haystack_filters(p) for p in parts]}
+        case Not(part):
+            return {"operator": "NOT", "conditions": [haystack_filters(part)]}
     raise TypeError(f"unknown expression {expr!r}")
 

@@ -10,7 +10,8 @@ scalar field is one of the values" (an empty list admits nothing); ``contains`` 
 ``contains_any`` look inside a list field; ``lte``/``gt`` compare numbers, or ISO
 date strings by date (the probes keep a date as the string the documents hold, as an
 application writes it); ``is_empty`` is "absent or null" (no probe holds an empty
-list); a missing field fails every other comparison.
+list); a missing field fails every other comparison; ``not_all`` negates a conjunction (every probe
+document holds both fields, so two- and three-valued logic agree).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from filterproof.adapters.filterlang import And, Cond, Expr, Or
+from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ PROBES: tuple[Probe, ...] = (
     _probe("and_or", "(color == 'red' OR color == 'blue') AND n > 2", NESTED,
            And((Or((Cond("eq", "color", "red"), Cond("eq", "color", "blue"))), Cond("gt", "n", 2))),
            "red5", "blue7"),
+    _probe("not_all", "NOT (color == 'red' AND n > 2): every document but the red one above 2", NESTED,
+           Not(And((Cond("eq", "color", "red"), Cond("gt", "n", 2)))), "red1", "blue7", "green9"),
     _probe("or_empty", "n > 0 AND (an OR of no clauses) admits nothing (a principal with no groups)", COLORS,
            And((Cond("gt", "n", 0), Or(())))),
     _probe("null_vs_empty", "owner == '' matches neither a null nor an absent owner", MISSING,

@@ -78,6 +78,10 @@ TARGETS: tuple[Target, ...] = (
            (*LLAMAINDEX, "llama-index-vector-stores-milvus", "pymilvus", "milvus-lite")),
     Target("haystack-qdrant", "filters", languages.haystack_filters, f"{_HERE}:HaystackQdrantProbe",
            (*HAYSTACK, "qdrant-haystack", "qdrant-client"), ("plain", "score_threshold", "retriever")),
+    Target("haystack-chroma", "filters", languages.haystack_filters, f"{_HERE}:HaystackChromaProbe",
+           (*HAYSTACK, "chroma-haystack", "chromadb"), ("plain", "retriever")),
+    Target("haystack-pgvector", "filters", languages.haystack_filters, f"{_HERE}:HaystackPgvectorProbe",
+           (*HAYSTACK, "pgvector-haystack"), ("plain", "retriever")),
 )
 PROBE_ATTRIBUTES: dict[str, dict[str, Any]] = {"LangChainMilvusProbe": {"dynamic_field": True}}
 """Probe stores that differ from their bridge in more than the metadata: langchain-milvus types a field per key of
@@ -101,8 +105,10 @@ def __getattr__(name: str) -> Any:
         from filterproof.adapters.bridges import langchain_milvus as module
     elif name == "LlamaIndexMilvusProbe":
         from filterproof.adapters.bridges import llamaindex_milvus as module
-    elif name == "HaystackQdrantProbe":
+    elif name in ("HaystackQdrantProbe", "HaystackChromaProbe"):
         from filterproof.adapters.bridges import haystack_stores as module
+    elif name == "HaystackPgvectorProbe":
+        from filterproof.adapters.bridges import haystack_pgvector as module
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     base = getattr(module, name.replace("Probe", "Bridge"))

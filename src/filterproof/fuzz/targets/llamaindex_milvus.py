@@ -12,8 +12,9 @@ What the integration does, read from llama-index-vector-stores-milvus 1.2.0 and 
   ``array_contains(k, v)``; ANY ``array_contains_any(k, [..])``; IS_EMPTY ``array_length(k) == 0`` ("returns 0 if
   the field does not exist or is not an array", says its comment; LlamaIndex documents IS_EMPTY as missing, null
   or an empty array);
-* the conditions join the parts with `` and ``/`` or `` (NOT with `` not ``, which does not parse: negation is
-  pushed to the leaves, as for the other integrations); a nested filter is parenthesized; an empty one is ``()``
+* the conditions join the parts with `` and ``/`` or `` (NOT with `` not ``: two parts do not parse, and one part
+  is sent without its NOT, integration finding 13; negation is pushed to the leaves, as for the other
+  integrations); a nested filter is parenthesized; an empty one is ``()``
   (no faithful form); a condition whose value is None is dropped.
 
 The renderer writes what LlamaIndex's operator comments admit (no bool value, no text range, a date as its ISO text,
