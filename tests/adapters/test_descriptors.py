@@ -32,7 +32,8 @@ def test_every_store_is_described_once_and_every_list_is_read_from_the_descripti
     assert len(names) == len(set(names)) and names[0] == "reference"
     assert list(BUILTIN) == names
     assert list(TARGETS) == [t.name for s in stores() for t in s.fuzz]
-    assert set(FAMILIES) <= set(TARGETS) and set(FAMILIES.values()) == {"chroma", "qdrant", "pgvector", "milvus"}
+    assert set(FAMILIES) <= set(TARGETS)
+    assert set(FAMILIES.values()) == {"chroma", "qdrant", "pgvector", "milvus", "haystack"}
     assert [s.name for s in stores() if s.embedded] == DEFAULT_BACKENDS
     assert [spec for s in stores() for spec in s.freshness] == FRESHNESS
     assert [s.name for s in stores() if s.sweep] == DEFAULT_SWEEP_BACKENDS
