@@ -1,18 +1,15 @@
 """``filterproof new-adapter``: the package it writes is red with the skeleton, and green once filled in.
 
-The generated package is run as a user runs it: ``pytest`` in its directory, in a
-subprocess, with filterproof importable (``PYTHONPATH`` here; ``pip install`` for a
-user) and the package's own ``pythonpath = ["src"]``. The filled-in adapter is the
-one in docs/guides/your-own-store.md, so the guide's example is proven to pass the
-whole suite. The entry point is checked without installing anything into the
-environment: a ``.dist-info`` written from the generated ``pyproject.toml`` in a
-temporary directory on ``PYTHONPATH`` is what ``pip install -e .`` leaves behind.
+The generated package is run as a user runs it (``support.scaffolded``): ``pytest`` in its
+directory, in a subprocess, with filterproof importable. The filled-in adapter is the one in
+docs/guides/your-own-store.md, so the guide's example is proven to pass the whole suite. The
+entry point is checked without installing anything into the environment. Several backends in
+one package, and ``--add``: ``test_several_backends.py``.
 """
 
 from __future__ import annotations
 
 import ast
-import os
 import re
 import shutil
 import subprocess
@@ -21,50 +18,23 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-import filterproof
 from filterproof.cli import app
 from filterproof.errors import UsageError
 from filterproof.fixtures import SHIPPED
 from filterproof.scaffold import METHODS, Names, check_name, create, render
-from support.paths import ROOT
-from support.processes import UNUSED_PLUGINS
-
-GUIDE = ROOT / "docs" / "guides" / "your-own-store.md"
-SRC = Path(filterproof.__file__).resolve().parent.parent
-FILLED_IN = "# src/filterproof_mystore/adapter.py, filled in"
-runner = CliRunner()
-
-
-def blocks(text: str, language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", text, re.S | re.M)
-
-
-def filled_in_adapter() -> str:
-    return next(block for block in blocks(GUIDE.read_text(encoding="utf-8"), "python") if block.startswith(FILLED_IN))
-
-
-def scaffold(tmp_path: Path, name: str = "mystore") -> Path:
-    package = tmp_path / name
-    result = runner.invoke(app, ["new-adapter", name, str(package)])
-    assert result.exit_code == 0, result.output
-    return package
-
-
-def run_pytest(package: Path, *args: str, path: tuple[Path, ...] = ()) -> tuple[int, str]:
-    """``pytest ARGS`` in the package's directory, as a user runs it; the exit code and the output."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
-    env.update(PYTHONPATH=os.pathsep.join(map(str, (SRC, *path))), COLUMNS="400")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *UNUSED_PLUGINS, *args],
-                          cwd=package, env=env,
-                          capture_output=True, text=True, timeout=600)
-    return done.returncode, done.stdout + done.stderr
-
-
-def first_line(output: str, prefix: str) -> str:
-    return next(line for line in output.splitlines() if line.startswith(prefix))
-
+from support.scaffolded import (
+    FILLED_IN,
+    GUIDE,
+    blocks,
+    filled_in_adapter,
+    first_line,
+    installed,
+    run_filterproof,
+    run_pytest,
+    runner,
+    scaffold,
+)
 
 # -- names and templates ------------------------------------------------------
 
@@ -226,18 +196,8 @@ def test_the_filled_in_example_passes_the_whole_suite(tmp_path: Path) -> None:
 def test_the_entry_point_makes_the_name_a_backend(tmp_path: Path) -> None:
     package = scaffold(tmp_path)
     (package / "src" / "filterproof_mystore" / "adapter.py").write_text(filled_in_adapter())
-    project = tomllib.loads((package / "pyproject.toml").read_text())
-    site = tmp_path / "site"
-    info = site / "filterproof_mystore-0.1.0.dist-info"  # what `pip install -e .` writes, entry points included
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['project']['name']}\nVersion: 0.1.0\n")
-    group = project["project"]["entry-points"]["filterproof.adapters"]
-    (info / "entry_points.txt").write_text("[filterproof.adapters]\n" + "".join(f"{k} = {v}\n" for k, v in
-                                                                                   group.items()))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (SRC, site, package / "src"))), "COLUMNS": "200"}
-    done = subprocess.run([sys.executable, "-m", "filterproof.cli", "compare", str(SHIPPED / "freshness-lab.json"),
-                           str(SHIPPED / "adversarial.json"), "--backend", "reference", "--backend", "mystore"],
-                          env=env, capture_output=True, text=True, timeout=600)
+    done = run_filterproof("compare", str(SHIPPED / "freshness-lab.json"), str(SHIPPED / "adversarial.json"),
+                           "--backend", "reference", "--backend", "mystore", path=installed(package, tmp_path / "site"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "mystore: identical to reference" in done.stdout
 

@@ -1,210 +1,234 @@
-"""``filterproof new-adapter``: a small package for a user's own store, ready for the conformance suite.
+"""``filterproof new-adapter``: a small package for a user's own stores, ready for the conformance suite.
 
     >>> from filterproof.scaffold import Names
     >>> names = Names.of("my-store")
     >>> names.module, names.adapter, names.entry_point
     ('filterproof_my_store', 'MyStoreAdapter', 'filterproof_my_store.adapter:MyStoreAdapter')
 
-``render(names)`` gives every file of the package (relative path -> text), from the
-templates in ``templates/`` (``{{placeholder}}`` for each field of ``Names``);
-``create`` writes them into a directory, refusing one that is not empty unless told
-to overwrite, and never writing through a symbolic link (nothing outside the directory
-is ever written). The generated package holds:
+``create`` writes a new package holding one backend or several; ``add`` adds backends to a
+package it wrote. The generated package holds:
 
-* ``pyproject.toml``: the ``filterproof.adapters`` entry point naming the adapter class;
-* ``src/<module>/adapter.py``: an ``AdapterBase`` subclass whose six methods raise
+* ``pyproject.toml``: one ``filterproof.adapters`` entry point per backend, naming its adapter
+  class (``module:Class``), in a block marked for ``add``;
+* ``README.md``: a table of the backends (marked for ``add``), then six steps (write, run,
+  read a failure, compare, gate CI, fuzz the filter language);
+* ``src/<module>/__init__.py``: a docstring, importing nothing, so that a class renamed in its
+  module breaks nothing here (the entry point names it);
+* for each backend (named after it, except the backend the package is named after: ``Names``):
+  ``src/<module>/adapter.py``, an ``AdapterBase`` subclass and its options, whose six methods raise
   ``NotImplementedError`` naming themselves and what the contract requires;
-* ``tests/test_conformance.py``: a first test listing the methods still to write, then
-  ``AdapterConformanceTests`` subclassed with one ``adapter`` fixture;
-* ``src/<module>/fuzz_target.py``: a ``filterproof.fuzz`` target for the store's own filter language, its four
-  methods raising ``NotImplementedError`` the same way (``filterproof fuzz -b <module>.fuzz_target:<Camel>FuzzTarget``);
-* ``README.md``: six steps (write, run, read a failure, compare, gate CI, fuzz the filter language).
+  ``tests/test_conformance.py``, a first test listing the methods still to write, then
+  ``AdapterConformanceTests`` subclassed with one ``adapter`` fixture; ``src/<module>/fuzz_target.py``,
+  a ``filterproof.fuzz`` target for the store's own filter language, its four methods raising the same way.
 
+The files come from the templates in ``templates/``, ``{{placeholder}}`` for each field of
+``Names``: the package's own files once, with the first backend's names and the lines listing
+every backend (``render``); each backend's files once per backend, with its own names.
+
+Nothing is ever written through a symbolic link, and every check runs before the first write
+(``filterproof.scaffold.files``). ``add`` overwrites no file: it writes each new backend's files
+and adds its lines to the two marked blocks (``filterproof.scaffold.blocks``), nothing else.
 Only the standard library, ``filterproof.__version__`` and ``filterproof.errors`` are imported here.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import secrets
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from importlib.resources import files
-from pathlib import Path, PurePosixPath
+from importlib.resources import files as resources
+from pathlib import Path
 
-from filterproof import __version__
 from filterproof.errors import UsageError
+from filterproof.scaffold.blocks import (
+    BEGIN,
+    END,
+    entry_points,
+    read_project,
+    read_text,
+    with_entry_points,
+    within_block,
+)
+from filterproof.scaffold.files import occupied, refuse_existing, refuse_what_is_in_the_way, write_all
+from filterproof.scaffold.names import METHODS, NAME_PATTERN, Names, backend_list, check_name
 
-NAME_PATTERN = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
-"""A backend name: lowercase letters and digits, words joined by single hyphens, starting with a letter."""
-MAX_NAME = 40
-METHODS = ("reset", "upsert", "delete", "update_metadata", "search", "close")
-"""The six methods of the contract (``filterproof.adapters.base``), in its order."""
-
-TEMPLATES: dict[str, str] = {
+PACKAGE_TEMPLATES: dict[str, str] = {
     # generated path (with {{placeholders}}) -> template file in filterproof/scaffold/templates
     "pyproject.toml": "pyproject.toml.tmpl",
     "README.md": "README.md.tmpl",
     ".gitignore": "gitignore.tmpl",
     "src/{{module}}/__init__.py": "package_init.py.tmpl",
-    "src/{{module}}/adapter.py": "adapter.py.tmpl",
-    "tests/test_conformance.py": "test_conformance.py.tmpl",
-    "src/{{module}}/fuzz_target.py": "fuzz_target.py.tmpl",
+}
+BACKEND_TEMPLATES: dict[str, str] = {
+    "{{adapter_path}}": "adapter.py.tmpl",
+    "{{test_path}}": "test_conformance.py.tmpl",
+    "{{fuzz_path}}": "fuzz_target.py.tmpl",
 }
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
-@dataclass(frozen=True)
-class Names:
-    """Every name the package derives from the backend name."""
-
-    backend: str
-    """The backend name: ``filterproof compare --backend NAME``, the entry point's key."""
-    module: str
-    """The import package: ``filterproof_`` + NAME with ``_`` for ``-``."""
-    distribution: str
-    """The name pip knows: ``filterproof-NAME``."""
-    camel: str
-    """NAME in CamelCase: the stem of ``<camel>Adapter``, ``<camel>Options`` and ``Test<camel>``."""
-    adapter: str
-    options: str
-    test_class: str
-    entry_point: str
-    """``module.adapter:Class``: what the registry imports and calls with the options."""
-    version: str
-    """The filterproof version the package was generated with (its lower bound in ``dependencies``)."""
-
-    @classmethod
-    def of(cls, backend: str) -> Names:
-        check_name(backend)
-        camel = "".join(part[:1].upper() + part[1:] for part in backend.split("-"))
-        module = "filterproof_" + backend.replace("-", "_")
-        release = re.match(r"\d+(?:\.\d+)*", __version__)  # 0.2.0.dev1 -> 0.2.0; a source tree's 0.0.0+source
-        version = release.group() if release else "0"
-        return cls(backend=backend, module=module, distribution=f"filterproof-{backend}", camel=camel,
-                   adapter=f"{camel}Adapter", options=f"{camel}Options", test_class=f"Test{camel}",
-                   entry_point=f"{module}.adapter:{camel}Adapter", version=version)
-
-
-def check_name(backend: str, reserved: Collection[str] = ()) -> None:
-    """A ``UsageError`` naming what is wrong with ``backend`` as a backend name; None when it is fine."""
-    if not NAME_PATTERN.fullmatch(backend):
-        raise UsageError(f"backend name {backend!r}: use lowercase letters, digits and single hyphens, "
-                         f"starting with a letter (for example mystore or my-store)")
-    if len(backend) > MAX_NAME:
-        raise UsageError(f"backend name {backend!r}: at most {MAX_NAME} characters")
-    if backend in reserved:
-        raise UsageError(f"backend name {backend!r} is built into filterproof; an installed backend of the same "
-                         f"name would never be used: choose another name")
-
-
-def fill(template: str, names: Names) -> str:
-    """``{{field}}`` replaced by that field of ``names``; an unknown placeholder is a bug in the template."""
-    values = asdict(names)
+def fill(template: str, values: Mapping[str, str]) -> str:
+    """``{{key}}`` replaced by ``values[key]``; an unknown placeholder is a bug in the template."""
 
     def value(match: re.Match[str]) -> str:
         key = match.group(1)
         if key not in values:
-            raise KeyError(f"template placeholder {{{{{key}}}}} is not a field of Names")
+            raise KeyError(f"template placeholder {{{{{key}}}}} is neither a field of Names nor a package line")
         return str(values[key])
 
     return _PLACEHOLDER.sub(value, template)
 
 
 def template(name: str) -> str:
-    return files("filterproof.scaffold").joinpath("templates", name).read_text(encoding="utf-8")
+    return resources("filterproof.scaffold").joinpath("templates", name).read_text(encoding="utf-8")
 
 
-def render(names: Names) -> dict[str, str]:
-    """Every file of the package: relative path (``/``-separated) -> text."""
-    return {fill(path, names): fill(template(source), names) for path, source in TEMPLATES.items()}
+def entry_point_line(names: Names) -> str:
+    """The backend's line in the entry-points block of ``pyproject.toml``."""
+    return f'{names.backend} = "{names.entry_point}"'
 
 
-def occupied(directory: Path) -> bool:
-    """Whether ``directory`` exists and holds anything (a file in its place counts)."""
-    return directory.exists() and (not directory.is_dir() or any(directory.iterdir()))
+def readme_row(names: Names) -> str:
+    """The backend's row in the README's table of backends."""
+    return (f"| `{names.backend}` | `{names.adapter_path}`: `{names.adapter}` | `{names.test_path}` "
+            f"| `{names.fuzz_target}` |")
 
 
-def in_the_way(directory: Path, relative: str) -> str | None:
-    """What stops the scaffold writing ``relative`` inside ``directory``: a symbolic link on the way (a file or a
-    directory: the scaffold never writes through one, which could lead outside ``directory``), a directory where
-    its file goes, or a file where one of its directories goes; None when nothing does."""
-    target = directory / relative
-    path = directory
-    parts = PurePosixPath(relative).parts
-    for n, part in enumerate(parts):
-        path = path / part
-        if path.is_symlink():
-            return (f"{path} is a symbolic link (to {os.readlink(path)}): the scaffold writes nothing through a "
-                    "link; remove it, or give another directory")
-        if not path.exists():
-            return None  # nothing below it exists either
-        if n < len(parts) - 1 and not path.is_dir():
-            return f"{path} is in the way of {target}"
-    return f"{target} is a directory: it is in the way of the package's file" if target.is_dir() else None
+def backend_files(names: Names) -> dict[str, str]:
+    """One backend's files: relative path (``/``-separated) -> text."""
+    values = asdict(names)
+    return {fill(path, values): fill(template(source), values) for path, source in BACKEND_TEMPLATES.items()}
 
 
-def create(backend: str, directory: Path, force: bool = False, reserved: Collection[str] = ()) -> list[str]:
-    """Write the package for ``backend`` into ``directory``; the relative paths written, in order.
+def render(*backends: Names) -> dict[str, str]:
+    """Every file of a package holding ``backends`` (one package: the same module), in the order written:
+    relative path (``/``-separated) -> text."""
+    if not backends or len({(names.module, names.distribution) for names in backends}) != 1:
+        raise ValueError("render: one or more backends of one package")
+    first = backends[0]
+    values = {
+        **asdict(first),
+        "backend_names": ", ".join(names.backend for names in backends),
+        "entry_points": "\n".join(entry_point_line(names) for names in backends),
+        "readme_rows": "\n".join(readme_row(names) for names in backends),
+        "begin": BEGIN,
+        "end": END,
+    }
+    package = {fill(path, values): fill(template(source), values) for path, source in PACKAGE_TEMPLATES.items()}
+    for names in backends:
+        package.update(backend_files(names))
+    return package
 
-    ``UsageError`` for a bad name, a file where the directory should be, a dangling
-    symbolic link given as the directory, a symbolic link inside it on the way of a file, or a directory
-    that is not empty (unless ``force``: then the package's files are replaced, never written
-    through, and anything else in the directory is left as it is).
+
+def create(backends: str | Sequence[str], directory: Path, force: bool = False, reserved: Collection[str] = (),
+           package: str | None = None) -> list[str]:
+    """Write a package holding ``backends`` (``"a,b"`` or a list) into ``directory``; the relative paths written.
+
+    The package is named ``package``, by default after the one backend (several need a name). ``UsageError``
+    for a bad name, a file where the directory should be, a dangling symbolic link given as the directory, a
+    symbolic link inside it on the way of a file, or a directory that is not empty (unless ``force``: then the
+    package's files are replaced, never written through, and anything else in the directory is left as it is).
     """
-    check_name(backend, reserved)
-    names = Names.of(backend)
+    names = backend_list(backends if isinstance(backends, str) else ",".join(backends), reserved)
+    if package is None and len(names) > 1:
+        raise UsageError(f"several backends ({', '.join(names)}) in one package: name the package with --package "
+                         "NAME (the distribution filterproof-NAME, imported as filterproof_NAME)")
+    all_names = [Names.of(name, package) for name in names]
     if directory.is_symlink() and not directory.exists():
         raise UsageError(f"{directory} is a symbolic link to {os.readlink(directory)}, which does not exist: give "
                          "a new or empty directory")
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} is a file, not a directory")
     if occupied(directory) and not force:
-        raise UsageError(f"{directory} is not empty: give a new or empty directory, or pass --force to write the "
-                         f"package's files into it (a file of the same name is overwritten, others are kept)")
-    package = render(names)
-    for relative in package:  # every check before the first write: a refusal leaves the directory as it was
-        clash = in_the_way(directory, relative)
-        if clash is not None:
-            raise UsageError(clash)
+        hint = (" (it holds a pyproject.toml: --add adds backends to a package filterproof new-adapter wrote)"
+                if (directory / "pyproject.toml").is_file() else "")
+        raise UsageError(f"{directory} is not empty{hint}: give a new or empty directory, or pass --force to write "
+                         f"the package's files into it (a file of the same name is overwritten, others are kept)")
+    files = render(*all_names)
+    refuse_what_is_in_the_way(directory, files)
+    write_all(directory, files)
+    return list(files)
+
+
+@dataclass(frozen=True)
+class Added:
+    """What ``add`` did: the backends added, the files it wrote, the files whose marked block it extended, and
+    why a file it would have extended was left as it is."""
+
+    backends: list[Names]
+    written: list[str]
+    extended: list[str]
+    left: list[str]
+
+
+def add(backends: str | Sequence[str], directory: Path, reserved: Collection[str] = ()) -> Added:
+    """Add ``backends`` to the package ``filterproof new-adapter`` wrote in ``directory``; nothing overwritten.
+
+    Each backend gets its own files, named after it; its entry point goes in the marked block of
+    ``pyproject.toml`` (a ``UsageError`` naming the file when that block is no longer recognisable), its row in
+    the README's marked table when the README still has it. A file already where a new one goes is a
+    ``UsageError`` naming it, before anything is written.
+    """
+    names = backend_list(backends if isinstance(backends, str) else ",".join(backends), reserved)
+    if not directory.is_dir():
+        raise UsageError(f"{directory} is not a directory: --add adds backends to the package filterproof "
+                         "new-adapter wrote there")
+    refuse_what_is_in_the_way(directory, ["pyproject.toml", "README.md"])
+    pyproject = directory / "pyproject.toml"
+    if not pyproject.is_file():
+        raise UsageError(f"{pyproject} is not there: --add adds backends to a package filterproof new-adapter "
+                         "wrote; give its directory")
+    text = read_text(pyproject)
+    project = read_project(pyproject, text)
+    declared = entry_points(project)
+    for name in names:
+        if name in declared:
+            raise UsageError(f"{pyproject}: {name!r} is already a backend of this package "
+                             f'({name} = "{declared[name]}")')
+    module = package_module(directory, declared)
+    distribution = str(project.get("project", {}).get("name", f"the package {module}"))
+    new = [Names.inside(name, module, distribution, short=False) for name in names]
+    rendered = {each.backend: backend_files(each) for each in new}
+    files = {relative: text for texts in rendered.values() for relative, text in texts.items()}
+    backend_of = {relative: backend for backend, texts in rendered.items() for relative in texts}
+    refuse_what_is_in_the_way(directory, files)
+    refuse_existing(directory, files, backend_of)
+    extended = {"pyproject.toml": with_entry_points(pyproject, text, {n.backend: n.entry_point for n in new})}
+    readme, left = directory / "README.md", []
+    readme_text = with_readme_rows(readme, [readme_row(n) for n in new])
+    if readme_text is not None:
+        extended["README.md"] = readme_text
+    else:
+        left.append(f"{readme}: no table of backends marked for filterproof new-adapter; left as it is")
+    write_all(directory, {**files, **extended})  # the new files first: the entry points name them
+    return Added(new, list(files), list(extended), left)
+
+
+def with_readme_rows(readme: Path, rows: list[str]) -> str | None:
+    """The README with ``rows`` in its marked table; None when there is no README, or no such table in it (the
+    README is documentation, the user's to rewrite: a missing table is no reason to refuse the backend)."""
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UsageError(f"{directory}: cannot create it: {error.strerror or error}") from None
-    for relative, text in package.items():
-        try:
-            write_inside(directory, relative, text)
-        except OSError as error:  # a link made meanwhile (O_NOFOLLOW), a directory that takes no file
-            raise UsageError(f"{directory / relative}: cannot write it: {error.strerror or error}") from None
-    return list(package)
+        return within_block(read_text(readme), rows) if readme.is_file() else None
+    except UsageError:  # not UTF-8, unreadable
+        return None
 
 
-def write_inside(directory: Path, relative: str, text: str) -> None:
-    """``relative``'s text in ``directory``, never through a symbolic link: each directory is opened with
-    ``O_NOFOLLOW`` from its parent's descriptor, and the file is written new beside its place and renamed over it
-    (``os.replace`` swaps the name: a file hard-linked from outside keeps its own content)."""
-    *folders, name = PurePosixPath(relative).parts
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for folder in folders:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(folder, dir_fd=fd)
-            inner = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        temporary = f".{name}.{secrets.token_hex(4)}.tmp"
-        out = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666, dir_fd=fd)
-        try:
-            with os.fdopen(out, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary, dir_fd=fd)
-            raise
-    finally:
-        os.close(fd)
+def package_module(directory: Path, declared: dict[str, str]) -> str:
+    """The import package the backends live in: the one the entry points name, else the only one under ``src``."""
+    named = {value.partition(":")[0].split(".")[0] for value in declared.values()}
+    found = sorted(path.parent.name for path in (directory / "src").glob("*/__init__.py"))
+    candidates = sorted(named) if named else found
+    if len(candidates) != 1:
+        raise UsageError(f"{directory / 'pyproject.toml'}: cannot tell which package the new backend belongs to "
+                         f"(the filterproof.adapters entry points name {candidates or 'none'}; under src: "
+                         f"{found or 'none'}); --add adds backends to a package filterproof new-adapter wrote")
+    module = candidates[0]
+    if not (directory / "src" / module).is_dir():
+        raise UsageError(f"{directory / 'src' / module} is not a directory: the entry points in "
+                         f"{directory / 'pyproject.toml'} name the package {module}, which filterproof new-adapter "
+                         "writes under src/")
+    return module
 
-__all__ = ["METHODS", "NAME_PATTERN", "Names", "check_name", "create", "render"]
+
+__all__ = ["METHODS", "NAME_PATTERN", "Added", "Names", "add", "backend_list", "check_name", "create", "render"]
