@@ -56,7 +56,8 @@ STORES = (
            FuzzTarget("haystack-memory", f"{TARGETS}.haystack:HaystackMemory", "haystack"),
            scale=500),
     bridge("haystack-chroma", "haystack_stores:HaystackChromaBridge", "HaystackChromaOptions",
-           "Haystack's `ChromaDocumentStore` (chroma-haystack) and `ChromaEmbeddingRetriever`, in process", 109),
+           "Haystack's `ChromaDocumentStore` (chroma-haystack) and `ChromaEmbeddingRetriever`, in process", 109,
+           FuzzTarget("haystack-chroma", f"{TARGETS}.haystack_chroma:HaystackChroma", "haystack")),
     bridge("haystack-pgvector", "haystack_pgvector:HaystackPgvectorBridge", "HaystackPgOptions",
            "Haystack's `PgvectorDocumentStore` (pgvector-haystack) on `PGVECTOR_DSN` (or the `pgvector` backend's "
            "server)", 110),

@@ -3,9 +3,9 @@ local mode) and ``haystack-memory`` (Haystack's own ``InMemoryDocumentStore``, i
 
 The neutral filter is rendered into the dict an application hands a Haystack store (``haystack_dicts``: what the
 language can and cannot say, and why); each integration translates it into its engine's filter, so a finding is
-the integration's translation (or the engine under it: ``qdrant-local`` fuzzes that alone). The two targets are
-one family, ``haystack``: run together, the fuzzer diffs every answer of qdrant-haystack against the in-memory
-store, which evaluates the dict with ``haystack.utils.filters`` itself.
+the integration's translation (or the engine under it: ``qdrant-local`` fuzzes that alone). The two targets (and
+``haystack-chroma``, ``haystack_chroma``) are one family, ``haystack``: run together, the fuzzer diffs every answer
+of an integration against the in-memory store, which evaluates the dict with ``haystack.utils.filters`` itself.
 
 ``haystack-memory`` is registered beside ``haystack-qdrant`` (the store descriptor's second fuzz target, as
 ``llamaindex-lancedb`` hangs off LanceDB's): it is no backend of its own (the reference is the suite's oracle),
@@ -156,7 +156,7 @@ class HaystackMemory(HaystackTarget):
         self.ids = []
 
 
-_ASK = """
+ASK_SCRIPT = """
 
 def ask_{name}(native, via, indexed):
     if not DOCS:
@@ -168,7 +168,8 @@ def ask_{name}(native, via, indexed):
     found = {retriever}.run(query_embedding=[1.0, 0.0], filters=native, top_k=len(DOCS))["documents"]
     return {{d.id for d in found}}
 """
-_DOCUMENTS = """hs_documents = [Document(id=d, content=d, embedding=[1.0, 0.01 * (i + 1)], meta=dict(DOCS[d]))
+DOCUMENTS_SCRIPT = """\
+hs_documents = [Document(id=d, content=d, embedding=[1.0, 0.01 * (i + 1)], meta=dict(DOCS[d]))
                 for i, d in enumerate(DOCS)]"""
 _QDRANT_SETUP = f"""
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # no network: read when haystack is first imported
@@ -178,10 +179,10 @@ from haystack_integrations.document_stores.qdrant import QdrantDocumentStore  # 
 
 hs_qdrant = QdrantDocumentStore(location=":memory:", index="fuzz", embedding_dim=2, similarity="cosine",
                                 recreate_index=True, progress_bar=False)
-{_DOCUMENTS}
+{DOCUMENTS_SCRIPT}
 hs_qdrant.write_documents(hs_documents)
 hs_qdrant_retriever = QdrantEmbeddingRetriever(document_store=hs_qdrant)
-""" + _ASK.format(name="haystack_qdrant", store="hs_qdrant", retriever="hs_qdrant_retriever")
+""" + ASK_SCRIPT.format(name="haystack_qdrant", store="hs_qdrant", retriever="hs_qdrant_retriever")
 _MEMORY_SETUP = f"""
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # no network: read when haystack is first imported
 from haystack import Document  # noqa: E402
@@ -189,7 +190,7 @@ from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever 
 from haystack.document_stores.in_memory import InMemoryDocumentStore  # noqa: E402
 
 hs_memory = InMemoryDocumentStore()
-{_DOCUMENTS}
+{DOCUMENTS_SCRIPT}
 hs_memory.write_documents(hs_documents)
 hs_memory_retriever = InMemoryEmbeddingRetriever(document_store=hs_memory)
-""" + _ASK.format(name="haystack_memory", store="hs_memory", retriever="hs_memory_retriever")
+""" + ASK_SCRIPT.format(name="haystack_memory", store="hs_memory", retriever="hs_memory_retriever")
