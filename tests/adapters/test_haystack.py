@@ -35,6 +35,8 @@ FINDINGS = {
                                            "metadata into the old (findings/integration.md#finding-11)",
     "haystack_chroma_dotted_key.py": "chroma-haystack 5.0.0: a filter on meta.acl.tenant compares the key tenant, "
                                      "the field's last dotted segment (findings/integration.md#finding-12)",
+    "haystack_milvus_quotes.py": "milvus-haystack 0.0.18: a filter's string value and a deleted id are pasted into "
+                                 "the expression unescaped (findings/integration.md#finding-14)",
 }
 
 
@@ -99,7 +101,8 @@ def test_a_path_the_integration_lacks_is_refused_with_the_paths_it_takes(spec: s
 
 @pytest.mark.parametrize("spec", ["haystack-qdrant:path=plain", "haystack-qdrant:path=score_threshold",
                                   "haystack-qdrant:path=retriever", "haystack-chroma:path=plain",
-                                  "haystack-chroma:path=retriever", "haystack-pgvector:path=retriever"])
+                                  "haystack-chroma:path=retriever", "haystack-pgvector:path=retriever",
+                                  "haystack-milvus:path=retriever"])
 def test_each_path_answers_as_the_reference_on_the_freshness_lab(spec: str) -> None:
     result = CliRunner().invoke(app, ["compare", str(FIXTURES / "freshness-lab.json"), "-b", "reference", "-b",
                                       spec, "--no-cases", "--in-process"])
@@ -125,3 +128,14 @@ def test_the_suite_fails_group_keys_that_hold_a_dot(pytester: pytest.Pytester) -
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["FAILED *::test_identity_twins[[]group[]]*"])
     assert "groups ('1.0',) as of 2026-09-08: eligible but NOT returned (missing): g3" in result.stdout.str()
+
+
+@pytest.mark.slow  # the identity twins through milvus-haystack: about 25 s
+def test_the_suite_fails_names_pasted_as_given(pytester: pytest.Pytester) -> None:
+    """``support.haystack_defects.NamesAsGiven``: the Milvus bridge without its hex names, which milvus-haystack
+    pastes between quotes unescaped (finding 14): a tenant or key holding a newline or a tab breaks the query."""
+    result = pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore", "--pyargs", "filterproof.conformance",
+                                "--adapter", "support.haystack_defects:NamesAsGiven", "-k", "identity_twins")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED *::test_identity_twins[[]tenant[]]*",
+                                 "FAILED *::test_identity_twins[[]logical_id[]]*"])

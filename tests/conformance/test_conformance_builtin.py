@@ -449,6 +449,17 @@ class TestHaystackPgvector(BridgeConformanceTests):
         yield from bridge(self.STORE, "plain")
 
 
+class TestHaystackMilvus(BridgeConformanceTests):
+    """Haystack's Milvus integration on the plain path, as ``TestHaystackChroma``: every name hex-encoded, so the
+    hostile identities its filter converter would misread reach Milvus unchanged (integration finding 14)."""
+
+    STORE = "haystack-milvus"
+
+    @pytest.fixture()
+    def adapter(self) -> Iterator[Adapter]:
+        yield from bridge(self.STORE, "plain")
+
+
 # Every built-in store without a class of its own above gets one (adapters.descriptor): a store added as a package is
 # in the matrix at once, under both encodings (an engine) or through every search path (a bridge).
 described(globals(), EngineConformanceTests, BridgeConformanceTests)

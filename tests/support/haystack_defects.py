@@ -9,6 +9,8 @@ tenant (integration finding 9). The suite must fail it, naming the leak (``tests
 Chroma encoding) instead of the hex of the name: chroma-haystack keeps a filter key's last dotted segment (finding
 12), so a principal of group ``a.b`` is asked for the key ``b``, which no document holds. The identity twins'
 dotted group names must fail it.
+
+``NamesAsGiven`` is the ``haystack-milvus`` bridge without its hex encoding of names (finding 14).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from typing import Any
 
 from filterproof.adapters.base import Record
 from filterproof.adapters.bridges.flat import GROUP_FLAG, node_metadata
-from filterproof.adapters.bridges.haystack_filters import compare, compile_filter
+from filterproof.adapters.bridges.haystack_filters import compare, compile_filter, hex_text
+from filterproof.adapters.bridges.haystack_milvus import HaystackMilvusBridge
 from filterproof.adapters.bridges.haystack_stores import HaystackChromaBridge, HaystackQdrantBridge
 from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
-from filterproof.adapters.chroma.where import GROUPS, group_slices
+from filterproof.adapters.chroma.where import GROUPS, RAW, group_slices
 from filterproof.adapters.encoding import slices
+from filterproof.adapters.qdrant.payload import ID
 from filterproof.adapters.revisions import active_keys
 from filterproof.policy import PolicyFilter, matchable
 
@@ -54,3 +58,20 @@ class GroupKeysAsNamed(HaystackChromaBridge):
                     policy["conditions"][3] = flags[0] if len(flags) == 1 else {"operator": "OR", "conditions": flags}
                 policies.append(policy)
         return policies
+
+
+class NamesAsGiven(HaystackMilvusBridge):
+    """The ``haystack-milvus`` bridge storing and asking the tenant, status and revision keys as they are (ids stay
+    hex): milvus-haystack pastes a string between double quotes unescaped (finding 14), so a tenant holding a quote
+    or a backslash is misread. The identity twins must fail it."""
+
+    name = "defect-haystack-milvus-names-as-given"
+
+    def _metadata(self, record: Record) -> dict[str, Any]:
+        stored = node_metadata(record.id, record.metadata, self.groups)
+        stored.pop(RAW, None)
+        stored[ID] = hex_text(record.id)
+        return stored
+
+    def _natives(self, where: PolicyFilter) -> list[Any]:
+        return [compile_filter(where, self.groups)]

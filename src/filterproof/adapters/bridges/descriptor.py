@@ -61,4 +61,6 @@ STORES = (
     bridge("haystack-pgvector", "haystack_pgvector:HaystackPgvectorBridge", "HaystackPgOptions",
            "Haystack's `PgvectorDocumentStore` (pgvector-haystack) on `PGVECTOR_DSN` (or the `pgvector` backend's "
            "server)", 110),
+    bridge("haystack-milvus", "haystack_milvus:HaystackMilvusBridge", "HaystackMilvusOptions",
+           "Haystack's `MilvusDocumentStore` (milvus-haystack) over Milvus Lite in process", 111),
 )

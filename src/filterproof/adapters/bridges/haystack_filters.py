@@ -34,7 +34,7 @@ Haystack defines "not all" (finding 10). Unknown input raises.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -56,6 +56,18 @@ from filterproof.adapters.revisions import active_keys
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
 
 Filter = dict[str, Any]
+Text = Callable[[str], str]
+"""How a name is stored and asked for: as it is, or encoded (``hex_text``, for milvus-haystack)."""
+
+
+def as_is(value: str) -> str:
+    return value
+
+
+def hex_text(value: str) -> str:
+    """A name as the hex of its UTF-8 bytes (lone surrogates kept): letters and digits only, so no quoting in any
+    filter language can change it (milvus-haystack pastes a string between double quotes as it is, finding 14)."""
+    return value.encode("utf-8", "surrogatepass").hex()
 
 
 def field(key: str) -> str:
@@ -82,17 +94,17 @@ def one_of(key: str, values: Sequence[str]) -> Filter:
     return compare(key, "in", list(values)) if values else match_nothing()
 
 
-def tenant_clause(principal: Principal) -> Filter:
+def tenant_clause(principal: Principal, text: Text = as_is) -> Filter:
     tenant = _text(principal.tenant, "principal tenant")
-    return compare(TENANT, "==", tenant) if matchable(tenant) else match_nothing()
+    return compare(TENANT, "==", text(tenant)) if matchable(tenant) else match_nothing()
 
 
-def status_clause() -> Filter:
-    return compare(STATUS, "==", ACTIVE_STATUS)
+def status_clause(text: Text = as_is) -> Filter:
+    return compare(STATUS, "==", text(ACTIVE_STATUS))
 
 
-def revision_clause(keys: Sequence[str]) -> Filter:
-    return one_of(KEY, [_text(k, "revision key") for k in keys])
+def revision_clause(keys: Sequence[str], text: Text = as_is) -> Filter:
+    return one_of(KEY, [text(_text(k, "revision key")) for k in keys])
 
 
 def any_flag(groups: Sequence[str]) -> Filter:
@@ -120,8 +132,10 @@ def valid_until_clause(as_of: date) -> Filter:
     return compare(VALID_UNTIL, ">", date_int(as_of))
 
 
-def compile_filter(where: PolicyFilter, groups: Groups = "list", keys: Sequence[str] | None = None) -> Filter:
-    """The whole policy for one query: an AND of the six clauses; ``keys``: these active keys (a slice)."""
+def compile_filter(where: PolicyFilter, groups: Groups = "list", keys: Sequence[str] | None = None,
+                   text: Text = as_is) -> Filter:
+    """The whole policy for one query: an AND of the six clauses; ``keys``: these active keys (a slice); ``text``:
+    how the tenant, status and keys are stored (group keys are hex already)."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"expected a PolicyFilter, got {type(where).__name__}")
     if not isinstance(where.as_of, date) or isinstance(where.as_of, datetime):
@@ -129,7 +143,7 @@ def compile_filter(where: PolicyFilter, groups: Groups = "list", keys: Sequence[
     if keys is None:
         keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
     return {"operator": "AND", "conditions": [
-        tenant_clause(where.principal), status_clause(), revision_clause(keys),
+        tenant_clause(where.principal, text), status_clause(text), revision_clause(keys, text),
         groups_clause(where.principal, groups), valid_from_clause(where.as_of), valid_until_clause(where.as_of),
     ]}
 

@@ -72,8 +72,12 @@ class HaystackBridge(BridgeAdapter):
     def _new_retriever(self, store: Any) -> Any:
         raise NotImplementedError
 
-    def _create(self, dim: int) -> None:
+    def _drop(self) -> None:
+        """Let go of the store before a new one is made (by default all of it: ``close``)."""
         self.close()
+
+    def _create(self, dim: int) -> None:
+        self._drop()
         self.store = self._document_store(dim)
         self._retriever = self._new_retriever(self.store)
         self._pipeline = Pipeline()

@@ -97,3 +97,12 @@ class HaystackPgOptions(HaystackBridgeOptions):
 
     dsn: str | None = Field(None, description=f"libpq 'host=... port=... user=... dbname=...'; default ${DSN_ENV}, "
                                               "else the pgvector backend's throwaway server")
+
+
+class HaystackMilvusOptions(HaystackBridgeOptions):
+    """Haystack's Milvus integration over Milvus Lite in a temporary directory. Its retriever has no
+    ``score_threshold``: path takes plain or retriever."""
+
+    index: MilvusBridgeIndex = Field(
+        "flat", description="vector index: flat (brute force, exact), hnsw (M=16, efConstruction=200), autoindex; "
+                            "always COSINE")
