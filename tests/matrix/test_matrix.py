@@ -82,6 +82,9 @@ FINDINGS: dict[tuple[str, str], str] = {
     ("haystack-chroma/filters", "readd"): "chroma-haystack {chroma-haystack}: write_documents(policy=OVERWRITE) "
                                           "merges the new metadata into the old "
                                           "(bench/repro/haystack_chroma_overwrite_merges.py)",
+    ("haystack-milvus/filters", "is_empty"): "milvus-haystack {milvus-haystack}: == None is written `owner == None`, "
+                                             "which Milvus Lite matches with nothing, where Haystack means missing or "
+                                             "null (findings/integration.md#finding-14)",
     ("llamaindex-milvus/MetadataFilters", "not_all"): "llama-index-vector-stores-milvus "
                                                       "{llama-index-vector-stores-milvus}: FilterCondition.NOT joins "
                                                       "the parts with ' not ', so NOT of one filter is that filter "
@@ -96,7 +99,7 @@ def finding(target: str, probe: str) -> str | None:
     for package in ("langchain-chroma", "langchain-community", "qdrant-client", "llama-index-vector-stores-chroma",
                     "llama-index-vector-stores-qdrant", "llama-index-vector-stores-lancedb",
                     "llama-index-vector-stores-postgres", "llama-index-vector-stores-milvus", "qdrant-haystack",
-                    "chroma-haystack"):
+                    "chroma-haystack", "milvus-haystack"):
         reason = reason.replace("{" + package + "}", installed(package))
     return f"finding, operator {probe}: {reason}"
 

@@ -82,6 +82,8 @@ TARGETS: tuple[Target, ...] = (
            (*HAYSTACK, "chroma-haystack", "chromadb"), ("plain", "retriever")),
     Target("haystack-pgvector", "filters", languages.haystack_filters, f"{_HERE}:HaystackPgvectorProbe",
            (*HAYSTACK, "pgvector-haystack"), ("plain", "retriever")),
+    Target("haystack-milvus", "filters", languages.haystack_filters, f"{_HERE}:HaystackMilvusProbe",
+           (*HAYSTACK, "milvus-haystack", "pymilvus", "milvus-lite"), ("plain", "retriever")),
 )
 PROBE_ATTRIBUTES: dict[str, dict[str, Any]] = {"LangChainMilvusProbe": {"dynamic_field": True}}
 """Probe stores that differ from their bridge in more than the metadata: langchain-milvus types a field per key of
@@ -91,6 +93,12 @@ the first metadata (and drops later keys), so its probe keeps the metadata in th
 def _with_id(record: Record) -> dict[str, Any]:
     """The probe's metadata as given, plus our id (Qdrant point ids are UUIDs: the id is read back from it)."""
     return {**record.metadata, "fp_id": record.id}
+
+
+def _with_hex_id(self: Any, record: Record) -> dict[str, Any]:
+    from filterproof.adapters.bridges.haystack_filters import hex_text
+
+    return {**record.metadata, "fp_id": hex_text(record.id)}
 
 
 def __getattr__(name: str) -> Any:
@@ -109,12 +117,16 @@ def __getattr__(name: str) -> Any:
         from filterproof.adapters.bridges import haystack_stores as module
     elif name == "HaystackPgvectorProbe":
         from filterproof.adapters.bridges import haystack_pgvector as module
+    elif name == "HaystackMilvusProbe":
+        from filterproof.adapters.bridges import haystack_milvus as module
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     base = getattr(module, name.replace("Probe", "Bridge"))
     # langchain-chroma reads ids from Document.id, langchain-milvus from its primary key; the others from fp_id.
     raw = name in ("LangChainChromaProbe", "LangChainMilvusProbe")
     writer = (lambda self, r: dict(r.metadata)) if raw else (lambda self, r: _with_id(r))
+    if name == "HaystackMilvusProbe":  # the bridge reads its ids back as hex (haystack_milvus): the rest as given
+        writer = _with_hex_id
     probe = type(name, (base,), {"_metadata": writer, **PROBE_ATTRIBUTES.get(name, {}),
                                  "__doc__": f"{base.__name__} writing raw probe metadata."})
     globals()[name] = probe
