@@ -60,7 +60,9 @@ STORES = (
            FuzzTarget("haystack-chroma", f"{TARGETS}.haystack_chroma:HaystackChroma", "haystack")),
     bridge("haystack-pgvector", "haystack_pgvector:HaystackPgvectorBridge", "HaystackPgOptions",
            "Haystack's `PgvectorDocumentStore` (pgvector-haystack) on `PGVECTOR_DSN` (or the `pgvector` backend's "
-           "server)", 110),
+           "server)", 110,
+           FuzzTarget("haystack-pgvector", f"{TARGETS}.haystack_pgvector:HaystackPgvector", "haystack")),
     bridge("haystack-milvus", "haystack_milvus:HaystackMilvusBridge", "HaystackMilvusOptions",
-           "Haystack's `MilvusDocumentStore` (milvus-haystack) over Milvus Lite in process", 111),
+           "Haystack's `MilvusDocumentStore` (milvus-haystack) over Milvus Lite in process", 111,
+           FuzzTarget("haystack-milvus", f"{TARGETS}.haystack_milvus:HaystackMilvus", "haystack")),
 )
