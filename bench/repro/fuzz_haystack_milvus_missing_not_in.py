@@ -14,8 +14,10 @@ Exit status 1 while it reproduces; 0 once the OR selects what its part does.
     python bench/repro/fuzz_haystack_milvus_missing_not_in.py
 """
 # ruff: noqa: E501  (the world and the filters, as found, one per line)
+import atexit
 import logging
 import os
+import shutil
 import sys
 import tempfile
 
@@ -32,7 +34,9 @@ from pymilvus import MilvusClient, connections  # noqa: E402
 
 for logger in ('pymilvus', 'milvus_lite', 'grpc._server', 'milvus_haystack', 'milvus_haystack.document_store'):
     logging.getLogger(logger).setLevel(logging.CRITICAL)
-hs_milvus_uri = os.path.join(tempfile.mkdtemp(prefix="hs-milvus-"), "fuzz.db")
+hs_milvus_dir = tempfile.mkdtemp(prefix="hs-milvus-")
+atexit.register(shutil.rmtree, hs_milvus_dir, True)  # the Lite file and its directory, removed at exit
+hs_milvus_uri = os.path.join(hs_milvus_dir, "fuzz.db")
 # pymilvus >= 2.6.10 no longer registers the ORM alias the store opens its collection under: register it first.
 hs_milvus_client = MilvusClient(uri=hs_milvus_uri)
 connections.connect(alias=hs_milvus_client._using, uri=hs_milvus_uri)

@@ -117,7 +117,8 @@ class HaystackMilvus(HaystackTarget):
             self.store.col.delete(EVERYTHING)  # delete_documents pastes ids unescaped (finding 14): not used
 
     def script(self, docs: Docs) -> Script:
-        return Script("import logging\nimport os\nimport tempfile", _SETUP, "ask_haystack_milvus")
+        return Script("import atexit\nimport logging\nimport os\nimport shutil\nimport tempfile", _SETUP,
+                      "ask_haystack_milvus")
 
     def close(self) -> None:
         from pymilvus import connections
@@ -143,7 +144,9 @@ from pymilvus import MilvusClient, connections  # noqa: E402
 
 for logger in {LOGGERS!r}:
     logging.getLogger(logger).setLevel(logging.CRITICAL)
-hs_milvus_uri = os.path.join(tempfile.mkdtemp(prefix="hs-milvus-"), "fuzz.db")
+hs_milvus_dir = tempfile.mkdtemp(prefix="hs-milvus-")
+atexit.register(shutil.rmtree, hs_milvus_dir, True)  # the Lite file and its directory, removed at exit
+hs_milvus_uri = os.path.join(hs_milvus_dir, "fuzz.db")
 # pymilvus >= 2.6.10 no longer registers the ORM alias the store opens its collection under: register it first.
 hs_milvus_client = MilvusClient(uri=hs_milvus_uri)
 connections.connect(alias=hs_milvus_client._using, uri=hs_milvus_uri)
