@@ -99,6 +99,7 @@ def test_a_path_the_integration_lacks_is_refused_with_the_paths_it_takes(spec: s
         open_backend(spec)
 
 
+@pytest.mark.slow  # a compare each (about 3 s; pgvector's starts a server): the bridges run in the slow set
 @pytest.mark.parametrize("spec", ["haystack-qdrant:path=plain", "haystack-qdrant:path=score_threshold",
                                   "haystack-qdrant:path=retriever", "haystack-chroma:path=plain",
                                   "haystack-chroma:path=retriever", "haystack-pgvector:path=retriever",
