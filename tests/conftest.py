@@ -100,9 +100,19 @@ def _scope(item: pytest.Item) -> str:
     return item.nodeid.rsplit("::", 1)[0]  # xdist's loadscope unit (LoadScopeScheduling._split_scope)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The units above first, then the others most tests first (xdist's order, which pyproject's
-    ``--no-loadscope-reorder`` turns off so that this one holds); each unit's tests keep their order."""
+def _never(item: pytest.Item) -> bool:
+    return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """What another test module already runs deselected (a module's ``quick_tier_ran(item)``); then the units above
+    first, the others most tests first (xdist's order, which pyproject's ``--no-loadscope-reorder`` turns off so that
+    this one holds); each unit's tests keep their order."""
+    ran = [item for item in items if getattr(getattr(item, "module", None), "quick_tier_ran", _never)(item)]
+    if ran:
+        config.hook.pytest_deselected(items=ran)
+        dropped = set(map(id, ran))
+        items[:] = [item for item in items if id(item) not in dropped]
     units: dict[str, list[pytest.Item]] = {}
     for item in items:
         units.setdefault(_scope(item), []).append(item)

@@ -11,7 +11,8 @@ bytes (``haystack_filters.hex_text``): the id, the tenant, the status, the revis
 Milvus Lite in a temporary directory of its own (``milvus.LiteBridge``), removed on close; pymilvus >= 2.6.10 no
 longer registers the ORM alias the store opens its collection under, so the bridge registers it first, as an
 application must (the same as langchain-milvus). Scores: COSINE, which the store reports as ``(cosine + 1) / 2``.
-A reset to the same width empties the collection instead of creating one (a new one waits on its index).
+A reset to the same width empties the collection; another width drops it and creates it as milvus-haystack would
+(``_collection``), with the index built without pymilvus's ORM waits.
 """
 
 from __future__ import annotations
@@ -51,13 +52,32 @@ class HaystackMilvusBridge(shared.LiteBridge, HaystackBridge):
         from milvus_haystack import MilvusDocumentStore
         from pymilvus import MilvusClient, connections
 
-        self._client = MilvusClient(uri=self._lite.path)
-        self._alias, self._width = self._client._using, dim
-        connections.connect(alias=self._alias, uri=self._lite.path)  # the alias the store's collection opens under
-        index = shared.index_params(self.options)  # type: ignore[arg-type]
+        if self._client is None:
+            self._client = MilvusClient(uri=self._lite.path)
+            self._alias = self._client._using
+            connections.connect(alias=self._alias, uri=self._lite.path)  # the alias the store's collection opens under
+        self._width = dim
+        self._collection(dim)
         return MilvusDocumentStore(collection_name=COLLECTION, connection_args={"uri": self._lite.path},
-                                   consistency_level="Strong", index_params=index,
-                                   search_params={"metric_type": "COSINE", "params": {}}, drop_old=True)
+                                   consistency_level="Strong", index_params=shared.index_params(self.options),  # type: ignore[arg-type]
+                                   search_params={"metric_type": "COSINE", "params": {}})
+
+    def _collection(self, dim: int) -> None:
+        """The collection milvus-haystack creates at its first write (its ``_create_collection``: ``text``, ``id``,
+        ``vector``, the dynamic field), created here with its index built by ``shared.build_index``: the store's
+        own creation waits on the index in pymilvus's ORM (about 0.6 s a collection, for nothing a filter depends on);
+        the store then opens it as an existing collection."""
+        from pymilvus import DataType
+
+        client = self._client
+        if client.has_collection(COLLECTION):
+            client.drop_collection(COLLECTION)
+        schema = client.create_schema(auto_id=False, enable_dynamic_field=True)
+        schema.add_field("text", DataType.VARCHAR, max_length=65_535)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=65_535)
+        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
+        client.create_collection(COLLECTION, schema=schema, consistency_level="Strong")
+        shared.build_index(client, COLLECTION, "vector", self.options)  # type: ignore[arg-type]
 
     def _create(self, dim: int) -> None:
         if self.store is None or dim != self._width:
@@ -66,7 +86,7 @@ class HaystackMilvusBridge(shared.LiteBridge, HaystackBridge):
             self.store.col.delete('id != ""')
 
     def _drop(self) -> None:
-        self._release()  # the Lite directory stays: close removes it
+        self.store = None  # the client, its alias and the Lite directory stay: close lets them go
 
     def _new_retriever(self, store: Any) -> Any:
         from milvus_haystack import MilvusEmbeddingRetriever

@@ -128,3 +128,29 @@ def scalar(value: Any, name: str) -> Any:
     if isinstance(value, str | int | float):  # a bool is an int
         return value
     raise TypeError(f"{name}: unknown value {value!r}")  # the neutral language has no other scalar
+
+
+# -- negation pushed to the leaves, for the integrations that have no NOT (chroma-haystack, pgvector-haystack) ------
+
+OPPOSITE = {"eq": "ne", "ne": "eq", "in": "nin", "nin": "in"}
+"""The comparisons whose negation is another comparison in Haystack's semantics (``_not_equal = not _equal``...)."""
+
+
+def pushed(expr: Expr, name: str, integration: str, negated: bool = False) -> Expr:
+    """``expr`` (``NOT expr`` when ``negated``) without NOT, where that is exact under Haystack's semantics: De Morgan
+    over AND/OR, and a comparison's opposite (a range has none: its opposite leaves out a document without the field,
+    which NOT selects). ``name``: the target, ``integration``: the package without a NOT, for the refusal."""
+    match expr:
+        case Cond(op, key, value):
+            if not negated:
+                return expr
+            if op not in OPPOSITE:
+                raise Unsupported(f"{name}: no negation of {op} ({integration} has no NOT, and the opposite "
+                                  "range leaves out a document without the field, which NOT selects)")
+            return Cond(OPPOSITE[op], key, value)  # type: ignore[arg-type]  # an operator of OPPOSITE's
+        case And(parts) | Or(parts):
+            children = tuple(pushed(p, name, integration, negated) for p in parts)
+            return And(children) if isinstance(expr, And) != negated else Or(children)  # De Morgan
+        case Not(part):
+            return pushed(part, name, integration, not negated)
+    raise TypeError(f"{name}: unknown expression {expr!r}")

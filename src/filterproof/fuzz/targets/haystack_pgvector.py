@@ -35,42 +35,22 @@ import os
 from typing import Any, ClassVar
 
 from filterproof.adapters.bridges.options import DSN_ENV
-from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or, Unsupported
+from filterproof.adapters.filterlang import And, Cond, Expr, Or, Unsupported
 from filterproof.fuzz.generate import Allows
 from filterproof.fuzz.target import Docs, Script
 from filterproof.fuzz.targets.haystack import ASK_SCRIPT, DOCUMENTS_SCRIPT, HaystackTarget
-from filterproof.fuzz.targets.haystack_dicts import COMPARISONS, Filter, condition, logic
+from filterproof.fuzz.targets.haystack_dicts import COMPARISONS, Filter, condition, logic, pushed
 
 NAME = "haystack-pgvector"
-OPPOSITE = {"eq": "ne", "ne": "eq", "in": "nin", "nin": "in"}
-"""The comparisons whose negation is another comparison in Haystack's semantics (``_not_equal = not _equal``...)."""
 
 
 def pgvector_filter(expr: Expr) -> Filter:
     """``expr`` as a Haystack filter dict pgvector-haystack accepts: no NOT, no empty AND/OR, lists of one type."""
-    return _node(_pushed(expr, negated=False))
+    return _node(pushed(expr, NAME, "pgvector-haystack"))
 
 
 def pgvector_source(expr: Expr) -> str:
     return repr(pgvector_filter(expr))
-
-
-def _pushed(expr: Expr, negated: bool) -> Expr:
-    """``expr`` (``NOT expr`` when ``negated``) without NOT, where that is exact under Haystack's semantics."""
-    match expr:
-        case Cond(op, key, value):
-            if not negated:
-                return expr
-            if op not in OPPOSITE:
-                raise Unsupported(f"{NAME}: no negation of {op} (pgvector-haystack has no NOT, and the opposite "
-                                  "range leaves out a document without the field, which NOT selects)")
-            return Cond(OPPOSITE[op], key, value)  # type: ignore[arg-type]  # an operator of OPPOSITE's
-        case And(parts) | Or(parts):
-            children = tuple(_pushed(p, negated) for p in parts)
-            return And(children) if isinstance(expr, And) != negated else Or(children)  # De Morgan
-        case Not(part):
-            return _pushed(part, not negated)
-    raise TypeError(f"{NAME}: unknown expression {expr!r}")
 
 
 def _node(expr: Expr) -> Filter:
