@@ -88,12 +88,15 @@ def backend_options(request: pytest.FixtureRequest) -> Callable[[str], dict[str,
     return options
 
 
-LONGEST_FIRST = ("tests/cli/test_bad_input.py", "tests/cli/test_stops.py",
-                 "tests/conformance/test_conformance_builtin.py::TestLanceDB", "tests/embedding/test_own_vectors.py",
-                 "tests/cli/test_ownership.py")
-"""Work units (``--dist loadscope``: a module's functions, or a class) of a few long tests each, measured the longest
-of the slow set in CI (3.5, 2.5, 2.7 and 1.3 minutes on ca65f72's run). xdist's own order, most tests first, handed
-them out last, so one worker ran one alone while the other sat idle (about five minutes of the slow set)."""
+LONGEST_FIRST = ("tests/cli/test_stops.py", "tests/evaluation/test_congruence.py",
+                 "tests/conformance/test_conformance_builtin.py::TestLanceDB", "tests/cli/test_bad_input.py",
+                 "tests/embedding/test_own_vectors.py", "tests/conformance/test_mutants_stay_killed.py",
+                 "tests/cli/test_ownership.py", "tests/fuzz/test_fuzz_selfquery.py", "tests/adapters/test_haystack.py",
+                 "tests/scaffold/test_several_backends.py", "tests/fuzz/test_fuzz_milvus.py")
+"""Work units (``--dist loadscope``: a module's functions, or a class) of a few long tests each, the longest of the
+slow set first (measured on 62e9fd8, idle, 2 workers: 91, 79, 74, 63, 60, 58, 53, 50, 58, 44 and 36 s). xdist's own
+order, most tests first, handed them out last, so one worker ran one alone while the other sat idle (about five
+minutes of the slow set when this was first measured)."""
 
 
 def _scope(item: pytest.Item) -> str:
