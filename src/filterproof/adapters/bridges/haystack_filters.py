@@ -70,6 +70,11 @@ def hex_text(value: str) -> str:
     return value.encode("utf-8", "surrogatepass").hex()
 
 
+def from_hex_text(stored: str) -> str:
+    """The name ``hex_text`` stored."""
+    return bytes.fromhex(stored).decode("utf-8", "surrogatepass")
+
+
 def field(key: str) -> str:
     """Haystack's name of a metadata key (``meta.`` names ``Document.meta``)."""
     return f"meta.{key}"

@@ -24,7 +24,7 @@ from typing import Any
 from filterproof.adapters.base import Record
 from filterproof.adapters.bridges import milvus as shared
 from filterproof.adapters.bridges.flat import Groups, node_metadata
-from filterproof.adapters.bridges.haystack_filters import compile_filter, hex_text
+from filterproof.adapters.bridges.haystack_filters import compile_filter, from_hex_text, hex_text
 from filterproof.adapters.bridges.haystack_stores import HaystackBridge
 from filterproof.adapters.bridges.options import HaystackMilvusOptions
 from filterproof.adapters.chroma.where import RAW
@@ -114,7 +114,7 @@ class HaystackMilvusBridge(shared.LiteBridge, HaystackBridge):
         return [compile_filter(where, self.groups, text=hex_text)]
 
     def _query(self, vector: Any, k: int, native: Any | None, path: Any = None) -> list[tuple[str, float | None]]:
-        return [(bytes.fromhex(doc_id).decode("utf-8", "surrogatepass"), score)
+        return [(from_hex_text(doc_id), score)
                 for doc_id, score in super()._query(vector, k, native, path)]
 
     def _cosine(self, score: float) -> float:
