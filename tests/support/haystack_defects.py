@@ -22,11 +22,8 @@ from filterproof.adapters.bridges.flat import GROUP_FLAG, node_metadata
 from filterproof.adapters.bridges.haystack_filters import compare, compile_filter, hex_text
 from filterproof.adapters.bridges.haystack_milvus import HaystackMilvusBridge
 from filterproof.adapters.bridges.haystack_stores import HaystackChromaBridge, HaystackQdrantBridge
-from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
-from filterproof.adapters.chroma.where import GROUPS, RAW, group_slices
-from filterproof.adapters.encoding import slices
+from filterproof.adapters.chroma.where import GROUPS, RAW, partitions
 from filterproof.adapters.qdrant.payload import ID
-from filterproof.adapters.revisions import active_keys
 from filterproof.policy import PolicyFilter, matchable
 
 
@@ -48,15 +45,13 @@ class GroupKeysAsNamed(HaystackChromaBridge):
         return node_metadata(record.id, record.metadata, "flags")
 
     def _natives(self, where: PolicyFilter) -> list[Any]:
-        keys = active_keys(where.active, where.principal.tenant)
         policies = []
-        for key_slice in slices(keys, KEYS_PER_FILTER) or [[]]:  # Chroma's limits, as the bridge slices
-            for part in group_slices(where):
-                policy = compile_filter(part, "hex", key_slice)
-                flags = [compare(GROUP_FLAG + g, "==", 1) for g in dict.fromkeys(part.principal.groups) if matchable(g)]
-                if flags:
-                    policy["conditions"][3] = flags[0] if len(flags) == 1 else {"operator": "OR", "conditions": flags}
-                policies.append(policy)
+        for part, key_slice in partitions(where):  # Chroma's limits, as the bridge slices
+            policy = compile_filter(part, "hex", key_slice)
+            flags = [compare(GROUP_FLAG + g, "==", 1) for g in dict.fromkeys(part.principal.groups) if matchable(g)]
+            if flags:
+                policy["conditions"][3] = flags[0] if len(flags) == 1 else {"operator": "OR", "conditions": flags}
+            policies.append(policy)
         return policies
 
 

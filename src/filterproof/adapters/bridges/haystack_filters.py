@@ -39,7 +39,6 @@ from datetime import date, datetime
 from typing import Any
 
 from filterproof.adapters.bridges.flat import Groups, group_key
-from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
 from filterproof.adapters.chroma.where import (
     GROUPS,
     KEY,
@@ -48,10 +47,9 @@ from filterproof.adapters.chroma.where import (
     TENANT,
     VALID_FROM,
     VALID_UNTIL,
-    group_slices,
+    partitions,
 )
 from filterproof.adapters.datecodec import date_int
-from filterproof.adapters.encoding import slices
 from filterproof.adapters.revisions import active_keys
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
 
@@ -157,7 +155,4 @@ def compile_partitions(where: PolicyFilter, groups: Groups) -> list[Filter]:
     """One filter per slice of ``KEYS_PER_FILTER`` active keys and, for ``hex``, per slice of a principal's groups
     (Chroma's SQLite limits, ``chroma.limits``): the key slices admit disjoint sets; a document in two group slices
     is admitted by both, and the bridge's merge keeps it once."""
-    keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
-    asked = group_slices(where) if groups == "hex" else [where]
-    return [compile_filter(part, groups, key_slice) for key_slice in slices(keys, KEYS_PER_FILTER) or [[]]
-            for part in asked]
+    return [compile_filter(part, groups, key_slice) for part, key_slice in partitions(where, by_groups=groups == "hex")]

@@ -43,7 +43,6 @@ from datetime import date, datetime
 from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
 
 from filterproof.adapters.bridges.flat import GROUP_FLAG, Groups, node_metadata
-from filterproof.adapters.chroma.limits import KEYS_PER_FILTER
 from filterproof.adapters.chroma.where import (
     GROUPS,
     KEY,
@@ -52,10 +51,9 @@ from filterproof.adapters.chroma.where import (
     TENANT,
     VALID_FROM,
     VALID_UNTIL,
-    group_slices,
+    partitions,
 )
 from filterproof.adapters.datecodec import date_int
-from filterproof.adapters.encoding import slices
 from filterproof.adapters.revisions import active_keys
 from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
 
@@ -137,10 +135,8 @@ def compile_partitions(where: PolicyFilter, groups: Groups) -> list[MetadataFilt
     """One filter per slice of ``KEYS_PER_FILTER`` active keys (Chroma's SQLite variable limit; disjoint sets)
     and, for ``"flags"`` (Chroma's OR of EQ), per slice of ``GROUPS_PER_FILTER`` groups (SQLite's expression
     depth; a document in two slices' groups is admitted by both, and the merge keeps it once)."""
-    keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
-    asked = group_slices(where) if groups == "flags" else [where]
-    return [compile_filters(part, groups, key_slice) for key_slice in slices(keys, KEYS_PER_FILTER) or [[]]
-            for part in asked]
+    return [compile_filters(part, groups, key_slice)
+            for part, key_slice in partitions(where, by_groups=groups == "flags")]
 
 
 __all__ = ["GROUP_FLAG", "Groups", "compile_filters", "compile_partitions", "node_metadata"]

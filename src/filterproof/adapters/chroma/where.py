@@ -188,12 +188,21 @@ def compile_partitions(where: PolicyFilter, keys: Sequence[str] | None = None, f
     ``GROUPS_PER_FILTER`` groups; then one per slice of the keys (disjoint: a document has one key) and of
     the groups (a document in two slices' groups is admitted twice). ``flag`` as in ``compile_where``.
     """
-    asked = group_slices(where)
     if flag:
-        return [compile_where(part, flag=True) for part in asked]
+        return [compile_where(part, flag=True) for part in group_slices(where)]
+    return [compile_where(part, key_slice) for part, key_slice in partitions(where, keys)]
+
+
+def partitions(where: PolicyFilter, keys: Sequence[str] | None = None,
+               by_groups: bool = True) -> list[tuple[PolicyFilter, list[str]]]:
+    """The (principal's slice, active keys' slice) pairs that together ask what ``where`` asks within SQLite's
+    limits: each slice of ``KEYS_PER_FILTER`` keys (``keys``, else the principal's tenant's) with each slice of the
+    principal's groups (``group_slices``; ``by_groups=False``: the whole principal). Chroma's compiler and the
+    bridges over Chroma (LlamaIndex's, Haystack's) build one filter a pair."""
     if keys is None:
         keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
-    return [compile_where(part, key_slice) for key_slice in slices(keys, KEYS_PER_FILTER) or [[]] for part in asked]
+    asked = group_slices(where) if by_groups else [where]
+    return [(part, key_slice) for key_slice in slices(keys, KEYS_PER_FILTER) or [[]] for part in asked]
 
 
 def group_slices(where: PolicyFilter) -> list[PolicyFilter]:
