@@ -18,10 +18,10 @@ from filterproof.adapters.base import Capabilities, Record
 from filterproof.adapters.bridges.flat import Groups
 from filterproof.adapters.bridges.haystack_stores import HaystackBridge
 from filterproof.adapters.bridges.options import HaystackPgOptions
-from filterproof.adapters.bridges.pgvector import Database, id_refusal, libpq_dsn
+from filterproof.adapters.bridges.pgvector import OwnDatabase, id_refusal
 
 
-class HaystackPgvectorBridge(HaystackBridge):
+class HaystackPgvectorBridge(OwnDatabase, HaystackBridge):
     """Haystack's ``PgvectorDocumentStore`` searched by ``PgvectorEmbeddingRetriever``."""
 
     name = "haystack-pgvector"
@@ -32,15 +32,14 @@ class HaystackPgvectorBridge(HaystackBridge):
 
     def __init__(self, options: HaystackPgOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
-        self._dsn = libpq_dsn(self.options.dsn)
-        self._database: Database | None = None
+        self._open_server()
 
     def _document_store(self, dim: int) -> Any:
         from haystack.utils import Secret
         from haystack_integrations.document_stores.pgvector import PgvectorDocumentStore
 
-        self._database = Database(self._dsn)
-        return PgvectorDocumentStore(connection_string=Secret.from_token(self._database.dsn), table_name="filterproof",
+        database = self._new_database()
+        return PgvectorDocumentStore(connection_string=Secret.from_token(database.dsn), table_name="filterproof",
                                      embedding_dimension=dim, vector_function="cosine_similarity",
                                      search_strategy="exact_nearest_neighbor")
 
@@ -56,6 +55,4 @@ class HaystackPgvectorBridge(HaystackBridge):
         if self.store is not None:
             store, self.store = self.store, None
             store.close()
-        if self._database is not None:
-            self._database.drop()
-            self._database = None
+        self._drop_database()

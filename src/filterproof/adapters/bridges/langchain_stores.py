@@ -42,9 +42,8 @@ from filterproof.adapters.bridges.flat import node_metadata
 from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdrant_compiler
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
 from filterproof.adapters.bridges.pgvector import (
-    Database,
+    OwnDatabase,
     id_refusal,
-    libpq_dsn,
     pgvector_filters,
     sqlalchemy_url,
 )
@@ -227,7 +226,7 @@ class LangChainQdrantBridge(_LangChainBridge):
         self.store = None
 
 
-class LangChainPgvectorBridge(_LangChainBridge):
+class LangChainPgvectorBridge(OwnDatabase, _LangChainBridge):
     """``langchain_postgres.PGVector`` (cosine, JSONB metadata) in a collection of its own."""
 
     name = "langchain-pgvector"
@@ -237,8 +236,7 @@ class LangChainPgvectorBridge(_LangChainBridge):
 
     def __init__(self, options: PgBridgeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
-        self._dsn = libpq_dsn(self.options.dsn)
-        self._database: Database | None = None
+        self._open_server()
         self.store: Any = None
 
     def _create(self, dim: int) -> None:
@@ -247,8 +245,8 @@ class LangChainPgvectorBridge(_LangChainBridge):
         # A fresh database per reset (the table's vector width is fixed), and no embedding_length: PGVector
         # caches its ORM classes per process with the first width it saw (another width then fails).
         self.close()
-        self._database = Database(self._dsn)
-        self.store = PGVector(ShimEmbeddings(self.keys), connection=sqlalchemy_url(self._database.dsn, "psycopg"),
+        database = self._new_database()
+        self.store = PGVector(ShimEmbeddings(self.keys), connection=sqlalchemy_url(database.dsn, "psycopg"),
                               collection_name="filterproof", use_jsonb=True)
 
     def _metadata(self, record: Record) -> dict[str, Any]:
@@ -274,6 +272,4 @@ class LangChainPgvectorBridge(_LangChainBridge):
         if self.store is not None:
             self.store._engine.dispose()
             self.store = None
-        if self._database is not None:
-            self._database.drop()
-            self._database = None
+        self._drop_database()

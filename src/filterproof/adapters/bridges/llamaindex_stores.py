@@ -43,10 +43,9 @@ from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVe
 from filterproof.adapters.bridges.llamaindex_filters import Groups, compile_partitions, node_metadata
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
 from filterproof.adapters.bridges.pgvector import (
-    Database,
+    OwnDatabase,
     close_pgvectorstore,
     id_refusal,
-    libpq_dsn,
     sqlalchemy_url,
 )
 from filterproof.adapters.chroma.clients import client_settings
@@ -210,7 +209,7 @@ class LlamaIndexQdrantBridge(_LlamaIndexBridge):
         self._client.close()
 
 
-class LlamaIndexPgvectorBridge(_LlamaIndexBridge):
+class LlamaIndexPgvectorBridge(OwnDatabase, _LlamaIndexBridge):
     """LlamaIndex's ``PGVectorStore`` in a table of its own."""
 
     name = "llamaindex-pgvector"
@@ -221,17 +220,16 @@ class LlamaIndexPgvectorBridge(_LlamaIndexBridge):
 
     def __init__(self, options: PgBridgeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
-        self._dsn = libpq_dsn(self.options.dsn)
-        self._database: Database | None = None
+        self._open_server()
         self.store: Any = None
 
     def _new_store(self, dim: int) -> Any:
         from llama_index.vector_stores.postgres import PGVectorStore
 
         self.close()
-        self._database = Database(self._dsn)
-        return PGVectorStore.from_params(connection_string=sqlalchemy_url(self._database.dsn, "psycopg2"),
-                                         async_connection_string=sqlalchemy_url(self._database.dsn, "asyncpg"),
+        database = self._new_database()
+        return PGVectorStore.from_params(connection_string=sqlalchemy_url(database.dsn, "psycopg2"),
+                                         async_connection_string=sqlalchemy_url(database.dsn, "asyncpg"),
                                          table_name="filterproof", embed_dim=dim)
 
     def _cosine(self, similarity: float) -> float:
@@ -244,6 +242,4 @@ class LlamaIndexPgvectorBridge(_LlamaIndexBridge):
         if self.store is not None:
             close_pgvectorstore(self.store)
             self.store = None
-        if self._database is not None:
-            self._database.drop()
-            self._database = None
+        self._drop_database()

@@ -88,6 +88,28 @@ class Database:
             connection.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
 
+class OwnDatabase:
+    """What the bridges over PostgreSQL share: a database of their own per store (``Database``), on the server their
+    ``dsn`` option, ``$PGVECTOR_DSN`` or the throwaway one names (``libpq_dsn``), dropped when the store is."""
+
+    options: Any
+
+    def _open_server(self) -> None:
+        self._dsn = libpq_dsn(self.options.dsn)
+        self._database: Database | None = None
+
+    def _new_database(self) -> Database:
+        """A fresh database, the previous one dropped."""
+        self._drop_database()
+        self._database = Database(self._dsn)
+        return self._database
+
+    def _drop_database(self) -> None:
+        if self._database is not None:
+            self._database.drop()
+            self._database = None
+
+
 def close_pgvectorstore(store: Any) -> None:
     """Close LlamaIndex's ``PGVectorStore``: its ``close`` is a coroutine (it disposes the sync and async engines),
     which, called bare, never runs and leaves the pool's connections open."""
