@@ -5,18 +5,38 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from filterproof.evaluation.truth import Prepared, prepare
 from filterproof.fixtures import Fixture, load_fixture
+from support import scratch
 from support.paths import FIXTURES
 
 if TYPE_CHECKING:
     from filterproof.servers.containers import Server
 
 SHIPPED = ["freshness-lab.json", "authorized-recall", "adversarial.json"]
+_SCRATCH = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's throwaway files on a RAM file system where there is one (``support.scratch``): made by the main
+    process before the workers start, so that they and everything they start inherit it."""
+    if hasattr(config, "workerinput"):
+        return
+    directory = scratch.ram_directory()
+    if directory is not None:
+        scratch.use(directory)
+        config.stash[_SCRATCH] = directory
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    directory = config.stash.get(_SCRATCH, None)
+    if directory is not None:
+        scratch.remove(directory)
 
 
 @pytest.fixture(scope="session")
@@ -88,10 +108,11 @@ def backend_options(request: pytest.FixtureRequest) -> Callable[[str], dict[str,
     return options
 
 
-LONGEST_FIRST = ("tests/cli/test_stops.py", "tests/evaluation/test_congruence.py",
+LONGEST_FIRST = ("tests/conformance/test_conformance_suite.py", "tests/cli/test_ownership.py",
+                 "tests/fuzz/test_fuzz.py", "tests/cli/test_stops.py", "tests/evaluation/test_congruence.py",
                  "tests/conformance/test_conformance_builtin.py::TestLanceDB", "tests/cli/test_bad_input.py",
                  "tests/embedding/test_own_vectors.py", "tests/conformance/test_mutants_stay_killed.py",
-                 "tests/cli/test_ownership.py", "tests/fuzz/test_fuzz_selfquery.py", "tests/adapters/test_haystack.py",
+                 "tests/fuzz/test_fuzz_selfquery.py", "tests/adapters/test_haystack.py",
                  "tests/scaffold/test_several_backends.py", "tests/fuzz/test_fuzz_milvus.py")
 """Work units (``--dist loadscope``: a module's functions, or a class) of a few long tests each, the longest of the
 slow set first (measured on 62e9fd8, idle, 2 workers: 91, 79, 74, 63, 60, 58, 53, 50, 58, 44 and 36 s). xdist's own

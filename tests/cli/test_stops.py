@@ -34,6 +34,16 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def many_queries(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """1,000 documents and 3,200 cases: a run reaches its queries in a few seconds and stays in them for several
+    (on the 5,000 documents of ``corpus`` it reached them after about 40 s of ingest and index build)."""
+    out = tmp_path_factory.mktemp("queries") / "corpus.json"
+    subprocess.run([*FP, "generate", "-n", "1000", "--cases-per-level", "400", "--seed", "3", str(out)], check=True,
+                   capture_output=True)
+    return out
+
+
 def in_phase(run: subprocess.Popen[str], phase: str) -> bool:
     assert run.poll() is None, f"the run ended before reaching {phase}: {run.communicate()}"
     return any(comm == f"fp {phase}"[:15] for pid, _, comm in processes() if pid in descendants(run.pid))
@@ -72,10 +82,12 @@ def directories(cmdlines: dict[int, str]) -> list[Path]:
 @pytest.mark.slow  # about 15 s each: the ingest of 5,000 documents into qdrant-edge, then the stop
 @pytest.mark.parametrize(("command", "phase"), [("compare", "ingest"), ("compare", "build"), ("compare", "queries"),
                                                 ("sweep", "build")])
-def test_sigterm_ends_the_run_within_two_seconds(corpus: Path, tmp_path: Path, command: str, phase: str) -> None:
+def test_sigterm_ends_the_run_within_two_seconds(request: pytest.FixtureRequest, tmp_path: Path, command: str,
+                                                 phase: str) -> None:
     """In every phase of a qdrant-edge run, its native index build included (it holds the interpreter lock).
 
     Hint: stores run in a worker (``isolation``) that the main process kills after ``STOP_GRACE``."""
+    corpus = request.getfixturevalue("many_queries" if phase == "queries" else "corpus")
     run = start(corpus, tmp_path, "qdrant-edge", command)
     wait_for(f"qdrant-edge's {phase}", lambda: in_phase(run, phase))
     below = {pid: started(pid) for pid in descendants(run.pid)}

@@ -71,6 +71,22 @@ def test_a_temporary_directory_closed_to_others_is_avoided(monkeypatch: pytest.M
     assert postgres.base_directory(postgres.run_as()) == expected
 
 
+def test_a_temporary_directory_too_deep_for_a_socket_is_avoided(monkeypatch: pytest.MonkeyPatch,
+                                                                 tmpdir_of_child: Path) -> None:
+    """A Unix socket's path holds at most 107 bytes: under a deep TMPDIR (a test runner's, a CI job's) the server
+    could not listen and every pgvector run failed ("could not create any Unix-domain sockets"). The directory is
+    one others may enter, as root's server user must (tmp_path's parents are closed to it: ``/tmp`` either way)."""
+    deep = tmpdir_of_child / ("d" * 100)
+    deep.mkdir(mode=0o711)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    psycopg = pytest.importorskip("psycopg")
+    with PostgresServer.start() as server, psycopg.connect(server.dsn) as connection:
+        assert connection.execute("SELECT 1").fetchone() == (1,)
+        assert len(str(Path(server.workdir) / ".s.PGSQL.5432")) <= postgres.SOCKET_PATH_MAX
+    assert list(deep.iterdir()) == []
+    deep.rmdir()
+
+
 def test_a_forgotten_server_is_stopped_by_its_finalizer() -> None:
     server = PostgresServer.start()
     process, workdir = server.process, server.workdir
@@ -81,8 +97,9 @@ def test_a_forgotten_server_is_stopped_by_its_finalizer() -> None:
 
 @pytest.fixture()
 def tmpdir_of_child() -> Iterator[Path]:
-    """A short temporary directory for the child's TMPDIR (a Unix socket path holds at most 107 bytes)."""
-    path = Path(tempfile.mkdtemp(prefix="fp-child-"))
+    """A short temporary directory for the child's TMPDIR, so that its server is under it (a Unix socket path holds
+    at most 107 bytes: under the test run's own, a RAM disk's, it would go to /tmp; ``postgres.base_directory``)."""
+    path = Path(tempfile.mkdtemp(prefix="fp-child-", dir="/tmp"))
     path.chmod(0o711)  # as a TMPDIR would be: as root the server runs as nobody, who must enter it
     yield path
     leftovers = list(path.iterdir())
@@ -96,8 +113,14 @@ def wait_for_server(tmp: Path, timeout: float = 60) -> int:
     """The postmaster pid of the server the child started under ``tmp``, once it is ready."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for pidfile in tmp.glob("**/filterproof-pg-*/data/postmaster.pid"):  # in the backend worker's directory
-            lines = pidfile.read_text().splitlines()
+        # In the backend worker's directory, at fixed depths: a recursive glob walks into the data directory, whose
+        # subdirectories initdb makes and removes as it goes (FileNotFoundError mid-walk, met on a RAM disk).
+        for pidfile in [*tmp.glob("filterproof-pg-*/data/postmaster.pid"),
+                        *tmp.glob("*/filterproof-pg-*/data/postmaster.pid")]:
+            try:
+                lines = pidfile.read_text().splitlines()
+            except FileNotFoundError:  # the server removed it (a failed start): look again
+                continue
             if len(lines) >= 8 and lines[7].strip() == "ready":
                 return int(lines[0])
         time.sleep(0.02)

@@ -10,13 +10,15 @@ listening on a Unix socket in that directory (or on a free loopback port with
 ``host="127.0.0.1"``), and returns once ``postmaster.pid`` says ``ready`` (about 1 s).
 PostgreSQL refuses to run as root, so as root both run as ``nobody`` (the directory is
 handed to it; when nobody cannot reach the bundled binaries, a venv under ``/root`` say,
-a copy of them in that directory is run). ``stop()`` asks for a fast shutdown (SIGINT), then SIGQUIT, then SIGKILL, and
-removes the directory. A ``weakref.finalize`` does the same when the object is
-collected and at interpreter exit, so an exception or Ctrl-C leaves nothing behind.
-Python's default SIGTERM ends the process without running finalizers, so ``start()``
-installs a SIGTERM handler that raises ``KeyboardInterrupt`` in the main thread (only
-when SIGTERM has no handler yet: an application's own handler is respected); a second
-SIGTERM kills at once. Only a SIGKILL of our process can orphan the server.
+a copy of them in that directory is run). The directory goes under ``/tmp`` instead when
+the temporary directory is closed to that user or too deep for a Unix socket's path.
+``stop()`` asks for a fast shutdown (SIGINT), then SIGQUIT, then SIGKILL, and removes
+the directory. A ``weakref.finalize`` does the same when the object is collected and at
+interpreter exit, so an exception or Ctrl-C leaves nothing behind. Python's default
+SIGTERM ends the process without running finalizers, so ``start()`` installs a SIGTERM
+handler that raises ``KeyboardInterrupt`` in the main thread (only when SIGTERM has no
+handler yet: an application's own handler is respected); a second SIGTERM kills at once.
+Only a SIGKILL of our process can orphan the server.
 
 ``shared_server()`` is one such server per process, started on first use: every
 ``pgvector`` adapter without a DSN works in a table of its own on it, so a test
@@ -87,11 +89,19 @@ def blocked_for_others(path: Path) -> Path | None:
     return None
 
 
+SOCKET_PATH_MAX = 107
+"""The longest Unix socket path Linux takes (``sun_path`` less its NUL): the server listens in its directory."""
+SOCKET_IN_WORKDIR = len("/filterproof-pg-12345678/.s.PGSQL.65535")
+
+
 def base_directory(user: tuple[int, int] | None) -> str:
-    """Where the server's directory goes: the temporary directory, or /tmp when the server's user cannot enter it."""
+    """Where the server's directory goes: the temporary directory, or /tmp when the server's user cannot enter it
+    or when it is too deep for the socket (a test runner's TMPDIR: postgres then refuses to start)."""
     chosen = tempfile.gettempdir()
+    if len(chosen) + SOCKET_IN_WORKDIR > SOCKET_PATH_MAX:
+        return "/tmp"
     if user is not None and blocked_for_others(Path(chosen) / "probe"):
-        chosen = "/tmp"
+        return "/tmp"
     return chosen
 
 

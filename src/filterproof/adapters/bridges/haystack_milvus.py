@@ -17,7 +17,6 @@ A reset to the same width empties the collection; another width drops it and cre
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,17 +44,12 @@ class HaystackMilvusBridge(shared.LiteBridge, HaystackBridge):
     def __init__(self, options: HaystackMilvusOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self._open_lite()
-        self._alias: str | None = None
-        self._client: Any = None
 
     def _document_store(self, dim: int) -> Any:
         from milvus_haystack import MilvusDocumentStore
-        from pymilvus import MilvusClient, connections
 
         if self._client is None:
-            self._client = MilvusClient(uri=self._lite.path)
-            self._alias = self._client._using
-            connections.connect(alias=self._alias, uri=self._lite.path)  # the alias the store's collection opens under
+            self._connect()
         self._width = dim
         self._collection(dim)
         return MilvusDocumentStore(collection_name=COLLECTION, connection_args={"uri": self._lite.path},
@@ -121,19 +115,6 @@ class HaystackMilvusBridge(shared.LiteBridge, HaystackBridge):
         return 2.0 * score - 1.0  # the store maps COSINE to (cosine + 1) / 2
 
     def _release(self) -> None:
-        from pymilvus import connections
-
-        if self._alias is not None:
-            with contextlib.suppress(Exception):
-                connections.disconnect(self._alias)
-            self._alias = None
-        if self._client is not None:
-            with contextlib.suppress(Exception):
-                self._client.close()
-            self._client = None
+        self._release_clients()
         self.store = None
-
-    def close(self) -> None:
-        self._release()
-        self._lite.remove()
 

@@ -37,14 +37,12 @@ Three integration facts the bridge works with:
 
 from __future__ import annotations
 
-import contextlib
-import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
 from langchain_milvus import Milvus
-from pymilvus import DataType, MilvusClient, connections
+from pymilvus import DataType, MilvusClient
 
 from filterproof.adapters import textcodec
 from filterproof.adapters.base import AdapterError, Record
@@ -82,8 +80,6 @@ class LangChainMilvusBridge(shared.LiteBridge, _LangChainBridge):
     def __init__(self, options: MilvusBridgeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self._open_lite()
-        self._alias: str | None = None
-        self._client: MilvusClient | None = None
         self.store: Milvus | None = None
 
     def _create(self, dim: int) -> None:
@@ -93,14 +89,12 @@ class LangChainMilvusBridge(shared.LiteBridge, _LangChainBridge):
                 raise AdapterError(f"{self.name}: could not empty the collection (logged by langchain_milvus)")
             return
         self._release()
-        client = self._client = MilvusClient(uri=self._lite.path)  # the store's client shares its connection
-        self._alias, self._width = client._using, dim
+        client = self._connect()  # the store's client shares its connection
+        self._width = dim
         if client.has_collection(shared.COLLECTION):  # another width's
             client.drop_collection(shared.COLLECTION)
         client.create_collection(shared.COLLECTION, schema=self._schema(client, dim), consistency_level="Strong")
         shared.build_index(client, shared.COLLECTION, VECTOR, self.options)
-        with _orm():  # langchain-milvus #130: registered before the store opens its ORM Collection
-            connections.connect(alias=self._alias, uri=self._lite.path)
         self.store = Milvus(ShimEmbeddings(self.keys), collection_name=shared.COLLECTION,
                             connection_args={"uri": self._lite.path}, consistency_level="Strong",
                             index_params=shared.index_params(self.options), auto_id=False,
@@ -153,24 +147,5 @@ class LangChainMilvusBridge(shared.LiteBridge, _LangChainBridge):
 
     def _release(self) -> None:
         """Close the clients (ours and the store's; its async one holds no server state) and the ORM alias."""
-        if self._alias is not None:
-            with contextlib.suppress(Exception), _orm():
-                connections.disconnect(self._alias)
-            self._alias = None
-        for client in (self.store.client if self.store is not None else None, self._client):
-            with contextlib.suppress(Exception):
-                if client is not None:
-                    client.close()
-        self.store, self._client, self._width = None, None, 0
-
-    def close(self) -> None:
-        self._release()
-        self._lite.remove()
-
-
-@contextlib.contextmanager
-def _orm() -> Iterator[None]:
-    """pymilvus's ORM calls the workaround needs, without their deprecation warning (langchain-milvus's own stay)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*ORM-style PyMilvus API", category=FutureWarning)
-        yield
+        self._release_clients(self.store.client if self.store is not None else None)
+        self.store, self._width = None, 0

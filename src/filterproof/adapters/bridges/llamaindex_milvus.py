@@ -44,7 +44,6 @@ filter) instead of creating one.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
@@ -174,11 +173,5 @@ class LlamaIndexMilvusBridge(shared.LiteBridge, _LlamaIndexBridge):
         return similarity
 
     def _release(self) -> None:
-        if self.store is not None:
-            with contextlib.suppress(Exception):
-                self.store.client.close()
-            self.store = None
-
-    def close(self) -> None:
-        self._release()
-        self._lite.remove()
+        self._release_clients(self.store.client if self.store is not None else None)
+        self.store = None

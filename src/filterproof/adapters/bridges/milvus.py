@@ -20,8 +20,10 @@ list, which Milvus Lite cannot read for an id holding a character ``repr`` write
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -41,7 +43,9 @@ COLLECTION = "filterproof"
 
 
 class LiteBridge:
-    """What both Milvus bridges keep beside their integration's store: a Lite directory, the stored keys, a width."""
+    """What the Milvus bridges keep beside their integration's store: a Lite directory, the stored keys, a width, and
+    (where the integration opens pymilvus's ORM ``Collection``) a client of ours whose connection name is registered
+    as an ORM alias; ``close()`` releases them (``_release``, the bridge's own) and removes the directory."""
 
     options: MilvusBridgeOptions
     capabilities: Capabilities
@@ -52,6 +56,48 @@ class LiteBridge:
         self._lite = LiteDirectory(prefix="filterproof-milvus-bridge-")
         self._keys_of = KeyCache(mx.text)
         self._width = 0
+        self._alias: str | None = None
+        self._client: Any = None
+
+    def _connect(self) -> Any:
+        """Our client on the Lite file, its connection name registered as the ORM alias the integration's
+        ``Collection`` opens under (langchain-milvus #130: before the store opens it)."""
+        from pymilvus import MilvusClient, connections
+
+        client = self._client = MilvusClient(uri=self._lite.path)
+        self._alias = client._using
+        with orm_quietly():
+            connections.connect(alias=self._alias, uri=self._lite.path)
+        return client
+
+    def _release_clients(self, *more: Any) -> None:
+        """Disconnect the ORM alias and close our client and ``more`` (the store's), each once, errors ignored."""
+        from pymilvus import connections
+
+        if self._alias is not None:
+            with contextlib.suppress(Exception), orm_quietly():
+                connections.disconnect(self._alias)
+            self._alias = None
+        for client in (*more, self._client):
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    client.close()
+        self._client = None
+
+    def _release(self) -> None:
+        self._release_clients()
+
+    def close(self) -> None:
+        self._release()
+        self._lite.remove()
+
+
+@contextlib.contextmanager
+def orm_quietly() -> Iterator[None]:
+    """pymilvus's ORM calls the workaround needs, without their deprecation warning (the integrations' own stay)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*ORM-style PyMilvus API", category=FutureWarning)
+        yield
 
 
 def capabilities(options: MilvusBridgeOptions) -> Capabilities:

@@ -87,6 +87,15 @@ class Database:
         with psycopg.connect(self._admin, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
+    def versions(self) -> dict[str, str]:
+        """The server's PostgreSQL and pgvector versions, for a fuzz report."""
+        import psycopg
+
+        with psycopg.connect(self.dsn, autocommit=True) as connection:
+            server = str(connection.execute("SHOW server_version").fetchone()[0])  # type: ignore[index]
+            row = connection.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        return {"postgresql": server, "pgvector": str(row[0]) if row else "not created"}
+
 
 class OwnDatabase:
     """What the bridges over PostgreSQL share: a database of their own per store (``Database``), on the server their

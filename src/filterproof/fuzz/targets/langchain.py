@@ -165,14 +165,8 @@ class LangChainPgvector(Target):
 
     def versions(self) -> dict[str, str]:
         """The packages, and the server's PostgreSQL and pgvector (once a world was loaded)."""
-        if self.database is None:
-            return super().versions()
-        import psycopg
-
-        with psycopg.connect(self.database.dsn, autocommit=True) as conn:
-            server = str(conn.execute("SHOW server_version").fetchone()[0])  # type: ignore[index]
-            row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-        return {**super().versions(), "postgresql": server, "pgvector": str(row[0]) if row else "not created"}
+        found = super().versions()
+        return found if self.database is None else {**found, **self.database.versions()}
 
     def script(self, docs: Docs) -> Script:
         return Script("import atexit\nimport os\nimport uuid\nfrom langchain_core.embeddings import FakeEmbeddings\n"

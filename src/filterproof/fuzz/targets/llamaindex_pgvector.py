@@ -107,14 +107,9 @@ class LlamaIndexPgvector(Target):
         return set(self.store.query(query, **extra).ids or [])
 
     def versions(self) -> dict[str, str]:
-        """The packages, and the server's PostgreSQL (once a world was loaded)."""
-        if self.database is None:
-            return super().versions()
-        import psycopg
-
-        with psycopg.connect(self.database.dsn, autocommit=True) as conn:
-            server = str(conn.execute("SHOW server_version").fetchone()[0])  # type: ignore[index]
-        return {**super().versions(), "postgresql": server}
+        """The packages, and the server's PostgreSQL and pgvector (once a world was loaded)."""
+        found = super().versions()
+        return found if self.database is None else {**found, **self.database.versions()}
 
     def script(self, docs: Docs) -> Script:
         return Script(f"{LI_IMPORTS}\nimport atexit\nimport os\nimport sys\nimport uuid\n"
