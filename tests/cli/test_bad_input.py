@@ -8,6 +8,7 @@ error (exit 2); never a traceback, never a partial result presented as complete.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -49,31 +50,17 @@ ODD = {
 }
 
 
-@pytest.mark.slow  # about 10 s: every embedded backend
-def test_odd_values_in_fields_the_policy_never_reads_are_stored_by_every_backend(tmp_path: Path) -> None:
-    """NaN, infinities, 2**70 and lone surrogates ride along in metadata: every store agrees with the reference."""
+def odd_extras() -> str:
+    """The lab with NaN, infinities, 2**70 and lone surrogates in a field the policy never reads."""
     doc = lab()
     for d in doc["documents"]:
         d["extra"] = dict(ODD)
-    path = write(tmp_path, json.dumps(doc))  # json writes NaN and Infinity, as many producers do
-    result = invoke("compare", str(path), *EVERY)
-    assert result.exit_code == 0, result.output
-    assert result.output.count("identical to reference") == len(EMBEDDED) - 1
+    return json.dumps(doc)  # json writes NaN and Infinity, as many producers do
 
 
-POLICY_ODDITIES = [
-    ("revision", 2**63, "signed 64-bit"), ("revision", float("nan"), "not an integer"),
-    ("tenant", "acme\ud800", "lone surrogate"), ("groups", ["engineering\udfff"], "lone surrogate"),
-    ("valid_from", float("inf"), "YYYY-MM-DD"),
-]
-
-
-@pytest.mark.slow  # about 10 s: one fixture through every embedded backend
-def test_odd_values_in_policy_fields_are_malformed_on_every_backend(tmp_path: Path) -> None:
+def odd_policy_values() -> str:
     """Each odd value in a policy field of retry-v2 (the superseded case's answer): the first in retry-v2 itself,
-    each other in a copy of it (same text, so it would outrank the rest if a filter let it through). ``check``
-    counts each malformed with its reason, and every backend answers as the reference (one fixture, one compare:
-    each backend started once)."""
+    each other in a copy of it (same text, so it would outrank the rest if a filter let it through)."""
     doc = lab()
     answer = doc["documents"][1]
     copies = [dict(answer) for _ in POLICY_ODDITIES[1:]]
@@ -82,13 +69,55 @@ def test_odd_values_in_policy_fields_are_malformed_on_every_backend(tmp_path: Pa
         if odd is not answer:
             odd["id"] = f"{answer['id']}-odd-{n}"
     doc["documents"] += copies
-    path = write(tmp_path, json.dumps(doc), "odd-policy-values.json")
-    result = invoke("check", str(path))
+    return json.dumps(doc)
+
+
+def no_words() -> str:
+    doc = lab()
+    for d in doc["documents"]:
+        d["text"] = "!!! ... ???"
+    return json.dumps(doc)
+
+
+POLICY_ODDITIES = [
+    ("revision", 2**63, "signed 64-bit"), ("revision", float("nan"), "not an integer"),
+    ("tenant", "acme\ud800", "lone surrogate"), ("groups", ["engineering\udfff"], "lone surrogate"),
+    ("valid_from", float("inf"), "YYYY-MM-DD"),
+]
+ODD_FIXTURES = {"odd-extras": odd_extras, "odd-policy-values": odd_policy_values, "no-words": no_words}
+
+
+@pytest.fixture(scope="module")
+def every_backend(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Path], dict[str, str]]:
+    """The odd fixtures through every embedded backend in one compare (each backend started once, not once per
+    fixture: about 20 s of the slow set); each fixture's section of the output, by name."""
+    tmp = tmp_path_factory.mktemp("odd")
+    paths = {name: write(tmp, make(), f"{name}.json") for name, make in ODD_FIXTURES.items()}
+    result = invoke("compare", *map(str, paths.values()), *EVERY)
+    assert result.exit_code == 0, result.output
+    sections = re.split(r"^─+ (\S+)  .*$", result.output, flags=re.MULTILINE)
+    return paths, dict(zip(sections[1::2], sections[2::2], strict=True))
+
+
+@pytest.mark.slow  # about 30 s for the three: every embedded backend
+def test_odd_values_in_fields_the_policy_never_reads_are_stored_by_every_backend(
+        every_backend: tuple[dict[str, Path], dict[str, str]]) -> None:
+    """NaN, infinities, 2**70 and lone surrogates ride along in metadata: every store agrees with the reference."""
+    output = every_backend[1]["odd-extras"]
+    assert output.count("identical to reference") == len(EMBEDDED) - 1, output
+
+
+@pytest.mark.slow  # with the test above
+def test_odd_values_in_policy_fields_are_malformed_on_every_backend(
+        every_backend: tuple[dict[str, Path], dict[str, str]]) -> None:
+    """``check`` counts each odd policy value malformed with its reason, and every backend answers as the
+    reference."""
+    paths, outputs = every_backend
+    result = invoke("check", str(paths["odd-policy-values"]))
     assert result.exit_code == 0 and f"{len(POLICY_ODDITIES)} malformed" in result.output, result.output
     assert all(why in result.output for _, _, why in POLICY_ODDITIES), result.output
-    result = invoke("compare", str(path), *EVERY)
-    assert result.exit_code == 0, result.output
-    assert result.output.count("identical to reference") == len(EMBEDDED) - 1
+    output = outputs["odd-policy-values"]
+    assert output.count("identical to reference") == len(EMBEDDED) - 1, output
 
 
 def test_ids_with_brackets_print_in_full(tmp_path: Path) -> None:
@@ -123,14 +152,10 @@ def test_structural_problems_are_one_line(tmp_path: Path, mutate: Any, fragments
         one_line_error(invoke(command, str(path)), str(path), *fragments)
 
 
-@pytest.mark.slow  # about 8 s: every embedded backend
-def test_texts_without_a_word_make_every_case_abstain(tmp_path: Path) -> None:
-    doc = lab()
-    for d in doc["documents"]:
-        d["text"] = "!!! ... ???"
-    result = invoke("compare", str(write(tmp_path, doc)), *EVERY)
-    assert result.exit_code == 0, result.output
-    assert result.output.count("identical to reference") == len(EMBEDDED) - 1
+@pytest.mark.slow  # with the tests above
+def test_texts_without_a_word_make_every_case_abstain(every_backend: tuple[dict[str, Path], dict[str, str]]) -> None:
+    output = every_backend[1]["no-words"]
+    assert output.count("identical to reference") == len(EMBEDDED) - 1, output
 
 
 def test_deeply_nested_json_is_one_line(tmp_path: Path) -> None:
