@@ -49,7 +49,7 @@ def bound(column: str, values: Sequence[Any]) -> list[Any]:
     return [None if v is None else str(v) for v in values] if column in DATES else list(values)
 
 
-def conditions(where: PolicyFilter, keys: Sequence[str] | None, flag: bool = False) -> list[Cond]:
+def conditions(where: PolicyFilter, keys: Sequence[str] | None, flag: bool) -> list[Cond]:
     """The policy's clauses as neutral conditions on the stored columns; ``keys``: the tenant's active keys
     (``pg_text`` applied; None: read from the map), ``flag``: the stored current-revision flag instead."""
     keys = keys_of(where, keys, flag)
