@@ -82,7 +82,7 @@ def test_a_temporary_directory_too_deep_for_a_socket_is_avoided(monkeypatch: pyt
     psycopg = pytest.importorskip("psycopg")
     with PostgresServer.start() as server, psycopg.connect(server.dsn) as connection:
         assert connection.execute("SELECT 1").fetchone() == (1,)
-        assert len(str(Path(server.workdir) / ".s.PGSQL.5432")) <= postgres.SOCKET_PATH_MAX
+        assert len(os.fsencode(Path(server.workdir) / ".s.PGSQL.5432")) <= postgres.SOCKET_PATH_MAX
     assert list(deep.iterdir()) == []
     deep.rmdir()
 

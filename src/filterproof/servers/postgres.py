@@ -98,7 +98,7 @@ def base_directory(user: tuple[int, int] | None) -> str:
     """Where the server's directory goes: the temporary directory, or /tmp when the server's user cannot enter it
     or when it is too deep for the socket (a test runner's TMPDIR: postgres then refuses to start)."""
     chosen = tempfile.gettempdir()
-    if len(chosen) + SOCKET_IN_WORKDIR > SOCKET_PATH_MAX:
+    if len(os.fsencode(chosen)) + SOCKET_IN_WORKDIR > SOCKET_PATH_MAX:  # bytes: a non-ASCII name counts more
         return "/tmp"
     if user is not None and blocked_for_others(Path(chosen) / "probe"):
         return "/tmp"
