@@ -28,7 +28,8 @@ from filterproof.fixtures import Fixture, load_fixture, shipped
 from filterproof.policy import eligible_ids
 from support.paths import DATA
 
-EMBEDDED = ["reference", "chroma", "qdrant-edge", "qdrant-local", "lancedb", "milvus"]
+EMBEDDED = embedded()
+"""compare's default set, from the stores' descriptions (a store added as a package is run here too)."""
 EVERY = [arg for backend in EMBEDDED for arg in ("-b", backend)]
 DIM = 12
 GOLDEN = DATA / "freshness-lab-compare.json"
