@@ -197,15 +197,17 @@ def expand(markdown: str, page: str = "index.md") -> str:
 
 def with_store_pages(nav: list[Any]) -> list[Any]:
     """``nav`` with each store's page (``adapters.descriptor``) that it does not list yet added to its
-    "Backends" section: a store added as a package needs no edit of mkdocs.yml."""
+    "Backends" section, after the stores' pages it lists (before the section's other pages) and titled by the
+    page's own heading: a store added as a package needs no edit of mkdocs.yml."""
     from filterproof.adapters.descriptor import stores
 
+    pages = [store.page.split("#")[0] for store in stores()]
     listed = set(nav_pages(nav))
     section = next(entry["Backends"] for entry in nav if isinstance(entry, dict) and "Backends" in entry)
-    for store in stores():
-        page = store.page.split("#")[0]
+    for page in dict.fromkeys(pages):
         if page not in listed:
-            section.append({store.name: page})
+            after = [i for i, entry in enumerate(section) if set(nav_pages(entry)) & set(pages)]
+            section.insert(after[-1] + 1 if after else len(section), page)
             listed.add(page)
     return nav
 

@@ -116,8 +116,9 @@ def test_a_store_added_as_a_package_is_listed_everywhere_without_another_edit(tm
     fuzz_help, docs, listed = out.split("\n", 1)[0], *out.split("\n", 1)[1].split("-" * 8 + "\n")
     assert "stub-store" in listed.split()
     assert "stub-store" in fuzz_help
-    assert "[`stub-store`](stub-store.md)" in docs and "{'stub-store': 'backends/stub-store.md'}" in docs
+    assert "[`stub-store`](stub-store.md)" in docs and "'backends/stub-store.md'" in docs
     assert "'stub-store'" in docs.splitlines()[-1]
+    assert docs.index("'backends/stub-store.md'") < docs.index("'The revision clause'")  # among the stores' pages
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "stub_path", "-p", "no:cacheprovider", "--collect-only", "-q",
          "-m", "slow or not slow", "tests/conformance/test_conformance_quick.py",
