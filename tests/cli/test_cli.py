@@ -36,6 +36,12 @@ def test_compare_prints_both_tables_and_writes_stable_json(tmp_path: Path) -> No
         "superseded", ["retry-v2"], "retry-v2", "correct", [])
     k5 = summary[("authorized-recall", "pre_filter", 5)]
     assert round(k5["arecall"], 3) == 0.988 and k5["n_nonempty"] == 30
+    # One case row per line (json's C encoder writes it: an indented report of thousands of cases took most of a
+    # stop's two seconds), the other keys indented; the document is still one JSON value.
+    lines = out.read_text().splitlines()
+    assert lines[0] == "{" and lines[-1] == "}" and lines[1].startswith(' "schema": ')
+    rows = [json.loads(line.strip().rstrip(",")) for line in lines[lines.index(' "cases": [') + 1:][:len(doc["cases"])]]
+    assert rows == doc["cases"]
 
 
 @pytest.mark.slow  # about 6 s: two compares

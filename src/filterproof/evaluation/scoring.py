@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from filterproof.adapters.base import Hit
@@ -73,8 +73,10 @@ class CaseRow:
     """Whether something relevant is authorized (the case counts in the restricted ARecall mean)."""
 
     def to_json(self) -> dict[str, Any]:
-        row = asdict(self)
-        row["k"] = {str(k): v for k, v in row["k"].items()}
+        """The row as JSON values: its fields, ``k`` keyed by strings. Shallow (the lists are this row's own), not
+        ``dataclasses.asdict``, which deep-copies every value: 10,800 rows took 1.8 s of a stop's two seconds."""
+        row = dict(vars(self))  # the fields, in their order (a dataclass's __init__ sets them so)
+        row["k"] = {str(k): dict(vars(at)) for k, at in self.k.items()}
         return row
 
     @classmethod
