@@ -6,8 +6,9 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 engines=("$@")
-if [ ${#engines[@]} -eq 0 ]; then
-  engines=(reference chroma qdrant-edge qdrant-local pgvector lancedb milvus)
+if [ ${#engines[@]} -eq 0 ]; then  # every built-in engine that runs here without a server to point at
+  read -ra engines <<< "$("$root/.venv/bin/python" -c 'from filterproof.adapters.descriptor import stores
+print(" ".join(s.name for s in stores() if s.kind != "bridge" and not s.name.endswith("-server")))')"
 fi
 echo "# bench/suite_speed.sh ${engines[*]}  ($(date -u +%F), load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 work="$(mktemp -d)"
