@@ -93,11 +93,14 @@ def test_every_file_renders_and_parses() -> None:
         assert where in adapter
 
 
-def test_the_generated_code_is_ruff_clean(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["mystore", "abcdefghij" * 4], ids=["short", "longest"])
+def test_the_generated_code_is_ruff_clean(tmp_path: Path, name: str) -> None:
+    """At 120 columns, for a short name and for the longest a backend may have (40 characters, most of them in the
+    class names: every line that holds a name leaves room for one that long)."""
     ruff = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
     if ruff is None:
         pytest.skip("ruff is not installed")
-    package = scaffold(tmp_path)
+    package = scaffold(tmp_path, name)
     done = subprocess.run([ruff, "check", "--no-cache", "--line-length", "120", "--select", "E,F,W,I,B,UP,SIM,RUF",
                            "."], cwd=package, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
