@@ -68,6 +68,8 @@ def test_renderings(expr: Expr, spelling: int, expected: str) -> None:
     Cond("eq", "n", 1.5),  # LanceDB refuses a float literal against an int64 column
     Cond("eq", "s", 1),
     Cond("eq", "n", True),  # a bool is no integer
+    Cond("eq", "n", "7"),  # nor is text
+    Cond("eq", "b", 1),  # nor an integer a bool
     Cond("gt", "d", "2026-09-08"),  # a range on a date column takes a date
     Cond("in", "t", ("a", 1)),
     Cond("eq", "tags", "a"),  # SQL would compare the whole array
