@@ -27,6 +27,7 @@ from filterproof.evaluation.congruence import differences, eligible_sets, policy
 from filterproof.evaluation.runner import BackendRun, Settings, run_backend
 from filterproof.evaluation.scoring import summarize
 from filterproof.evaluation.truth import Prepared
+from support.paths import FIXTURES
 
 VARIANTS = {"lancedb": ["lancedb:index_scalar=true"], "duckdb": ["duckdb:index=hnsw"]}
 """Specs beside a store's default whose filter path differs (a scalar index; the HNSW scan and its wider LIMIT)."""
@@ -50,9 +51,17 @@ METRICS = ("recall", "arecall", "arecall_nonempty", "unusable", "precision", "nd
 COUNTS = ("cases", "correct", "wrong_document", "false_abstention", "correct_abstention", "leaks", "short")
 
 
-@pytest.fixture(scope="session")
-def reference_run(shipped: Prepared) -> BackendRun:
-    return run_backend(shipped, "reference", Settings())
+@pytest.fixture(scope="module")
+def every_shipped(lab_prepared: Prepared, corpus_prepared: Prepared, adversarial: Prepared) -> list[Prepared]:
+    """The shipped fixtures (the session's preparations), each with the reference's run."""
+    prepared = [lab_prepared, corpus_prepared, adversarial]
+    assert sorted(p.fixture.name for p in prepared) == sorted(path.stem for path in FIXTURES.iterdir())
+    return prepared
+
+
+@pytest.fixture(scope="module")
+def reference_runs(every_shipped: list[Prepared]) -> dict[str, BackendRun]:
+    return {p.fixture.name: run_backend(p, "reference", Settings()) for p in every_shipped}
 
 
 class KeptOpen:
@@ -71,36 +80,40 @@ class KeptOpen:
 @pytest.mark.slow  # about 2 minutes: every store on every shipped fixture; the quick tier asks them per backend
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_same_selections_decisions_k_numbers_and_eligible_sets(
-    shipped: Prepared, reference_run: BackendRun, backend: str,
+    every_shipped: list[Prepared], reference_runs: dict[str, BackendRun], backend: str,
     backend_options: Callable[[str], dict[str, Any]],
 ) -> None:
-    """The store's run equals the reference's; then, on the same indexed store, each case's native filter asked for
-    every document returns exactly the policy's eligible set (a difference there is a filter bug, never a ranking
-    one)."""
+    """On each shipped fixture in turn, in one store (opened once: ``reset`` between fixtures, as a run between
+    worlds), the store's run equals the reference's; then, on the same indexed store, each case's native filter
+    asked for every document returns exactly the policy's eligible set (a difference there is a filter bug, never a
+    ranking one)."""
     resolved = resolve(BackendSpec.of(backend, backend_options(backend)))
     adapter = resolved.open()
     try:
         kept = Resolved(resolved.spec, resolved.options, lambda: lambda _options: KeptOpen(adapter))
-        run = run_backend(shipped, kept, Settings())
-        assert run.status == "ok", run.reason
-        assert [str(d) for d in differences(reference_run.rows, run.rows)] == []
-        _same_summaries(reference_run, run)
-        assert eligible_sets(adapter, shipped) == policy_sets(shipped)
+        for prepared in every_shipped:
+            name = prepared.fixture.name
+            run = run_backend(prepared, kept, Settings())
+            assert run.status == "ok", (name, run.reason)
+            assert [str(d) for d in differences(reference_runs[name].rows, run.rows)] == [], name
+            _same_summaries(reference_runs[name], run, name)
+            assert eligible_sets(adapter, prepared) == policy_sets(prepared), name
     finally:
         adapter.close()
 
 
-def _same_summaries(reference: BackendRun, run: BackendRun) -> None:
+def _same_summaries(reference: BackendRun, run: BackendRun, fixture: str) -> None:
     ks = list(Settings().ks)
     ref = summarize(reference.rows, ks)
     mine = summarize(run.rows, ks)
     assert len(ref) == len(mine)
     for a, b in zip(ref, mine, strict=True):
-        assert (a["strategy"], a["candidates"], a["k"]) == (b["strategy"], b["candidates"], b["k"])
-        assert {c: a[c] for c in COUNTS} == {c: b[c] for c in COUNTS}, (b["strategy"], b["k"])
+        where = (fixture, b["strategy"], b["k"])
+        assert (a["strategy"], a["candidates"], a["k"]) == (b["strategy"], b["candidates"], b["k"]), fixture
+        assert {c: a[c] for c in COUNTS} == {c: b[c] for c in COUNTS}, where
         if b["strategy"] != "rank_only":
-            assert b["leaks"] == 0
+            assert b["leaks"] == 0, where
         for metric in METRICS:
-            assert (a[metric] is None) == (b[metric] is None), (b["strategy"], b["k"], metric)
+            assert (a[metric] is None) == (b[metric] is None), (*where, metric)
             if a[metric] is not None:
-                assert round(a[metric], 3) == round(b[metric], 3), (b["strategy"], b["k"], metric)
+                assert round(a[metric], 3) == round(b[metric], 3), (*where, metric)
