@@ -39,10 +39,12 @@ KNOWN: set[str] = set()
     (Cond("gte", "x", 1e300), 0, "x >= 1e+300"),
     (Cond("eq", "d", "2000-02-29"), 0, "d = DATE '2000-02-29'"),
     (Cond("lt", "d", date(1970, 1, 1)), 0, "d < DATE '1970-01-01'"),
+    (Cond("in", "d", ("2000-02-29",)), 0, "d IN (DATE '2000-02-29')"),  # a member, not a range: text is a date
     (Cond("eq", "b", False), 0, "b = FALSE"),
     (Cond("in", "s", ()), 0, "FALSE"),
     (Cond("nin", "s", ()), 0, "TRUE"),
     (Cond("in", "s", ("a", "b")), 0, "s IN ('a', 'b')"),
+    (Cond("nin", "s", ("a", "b")), 0, "s NOT IN ('a', 'b')"),
     (Cond("in", "s", ("a", "b")), 1, "(s = 'a' OR s = 'b')"),
     (Cond("nin", "n", (1, 2)), 1, "(n <> 1 AND n <> 2)"),
     (And(()), 0, "TRUE"),
@@ -70,6 +72,8 @@ def test_renderings(expr: Expr, spelling: int, expected: str) -> None:
     Cond("eq", "n", True),  # a bool is no integer
     Cond("eq", "n", "7"),  # nor is text
     Cond("eq", "b", 1),  # nor an integer a bool
+    Cond("eq", "s", date(2026, 1, 1)),  # a date is no text
+    Cond("eq", "b", date(2026, 1, 1)),
     Cond("gt", "d", "2026-09-08"),  # a range on a date column takes a date
     Cond("in", "t", ("a", 1)),
     Cond("eq", "tags", "a"),  # SQL would compare the whole array
