@@ -97,6 +97,18 @@ def test_what_chroma_cannot_say_is_unsupported_with_the_reason(expr: Expr, why: 
         ChromaTarget().render(expr)
 
 
+def test_not_strict_writes_what_chroma_refuses_as_an_application_would() -> None:
+    """The matrix's langchain-chroma filters (``strict=False``): what the strict renderer refuses is written as given,
+    for the integration and Chroma to refuse (the matrix's verdict)."""
+    loose = Chroma(strict=False)
+    assert loose.render(Or(())) == {"$or": []}
+    assert loose.render(Not(And(()))) == {"$or": []}
+    assert loose.render(Cond("in", "s", ())) == {"s": {"$in": []}}
+    assert loose.render(Cond("in", "n", (1, True))) == {"n": {"$in": [1, True]}}
+    assert loose.render(Cond("gt", "d", "2026-01-01")) == {"d": {"$gt": "2026-01-01"}}
+    assert loose.render(Cond("contains_any", "tags", ())) == {"$or": []}
+
+
 def test_an_unknown_construct_is_a_type_error() -> None:
     with pytest.raises(TypeError):
         Chroma().render("s = 'a'")  # type: ignore[arg-type]
