@@ -43,6 +43,7 @@ ORACLES = {"partition", "double_negation", "de_morgan", "reorder", "conjunct", "
     (Cond("eq", "s", '{"$ne": 1}'), 1, {"s": '{"$ne": 1}'}),  # the documented shorthand; a value is only a value
     (Cond("eq", "b", True), 1, {"b": True}),
     (Cond("ne", "b", False), 1, {"b": {"$ne": False}}),  # no shorthand for $ne
+    (Cond("contains", "tags", "a"), 1, {"tags": {"$contains": "a"}}),  # nor for $contains
     (Not(Cond("eq", "t", "a")), 0, {"t": {"$ne": "a"}}),
     (Not(Cond("ne", "t", "a")), 1, {"t": "a"}),
     (Not(Not(Cond("eq", "n", -(2**63)))), 0, {"n": {"$eq": -(2**63)}}),
