@@ -171,6 +171,27 @@ def test_policy_compiler_reuses_work_per_map_object_and_sees_a_new_map_at_once()
         compiler.native(None)  # type: ignore[arg-type]
 
 
+def test_the_cache_holds_at_most_its_filters_and_its_keys_and_recompiles_the_same() -> None:
+    """Bounded memory (a sweep's cached filters once held 5-6 GB): at most ``cache_size`` filters and ``keys_cached``
+    revision keys between them, counted exactly; within the bounds a filter asked again is the one held, and one
+    forgotten is compiled again, equal."""
+    active = ActiveRevisions.of({(f"t{w}", f"d{i}"): 1 for w in range(1, 7) for i in range(w)})  # t<w>: w keys
+    ask = [PolicyFilter(Principal(tenant, ("g",)), AS_OF, active) for tenant in ("t1", "t2", "nobody")]
+    by_count = PolicyCompiler(MODELS, cache_size=2)
+    held = [by_count.native(ask[0]), by_count.native(ask[1])]
+    assert by_count.native(ask[0]) is held[0] and by_count.native(ask[1]) is held[1]  # both within the bound
+    by_count.native(ask[2])
+    assert len(by_count._filters) <= 2
+    by_keys, bound = PolicyCompiler(MODELS, keys_cached=6), 6
+    first = {}
+    for tenant in ("t1", "t6", "t1", "t5", "t1", "nobody", "t6", "t2", "t3", "t4", "t1", "t6"):  # nobody: 0 keys
+        where = PolicyFilter(Principal(tenant, ("g",)), AS_OF, active)
+        native = by_keys.native(where)
+        assert first.setdefault(tenant, native) == native  # held or compiled again: the same filter
+        weights = [by_keys.size(PolicyFilter(principal, AS_OF, active)) for principal, _ in by_keys._filters]
+        assert by_keys._held == sum(weights) <= bound, (tenant, weights)
+
+
 # -- the stored payload -----------------------------------------------------------
 
 
