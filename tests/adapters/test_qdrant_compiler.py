@@ -192,6 +192,14 @@ def test_the_cache_holds_at_most_its_filters_and_its_keys_and_recompiles_the_sam
         assert by_keys._held == sum(weights) <= bound, (tenant, weights)
 
 
+def test_a_filter_weighs_its_revision_keys_and_a_flag_filter_nothing() -> None:
+    """``size`` is what a server's batching counts (``max_keys_per_call``): the tenant's keys, none under a flag."""
+    active = ActiveRevisions.of({("acme", "a"): 1, ("acme", "b"): 2, ("other", "z"): 1})
+    assert PolicyCompiler(MODELS).size(PolicyFilter(ENG, AS_OF, active)) == 2
+    assert PolicyCompiler(MODELS).size(PolicyFilter(Principal("nobody", ("eng",)), AS_OF, active)) == 0
+    assert PolicyCompiler(MODELS, flag=True).size(PolicyFilter(ENG, AS_OF, active)) == 0
+
+
 # -- the stored payload -----------------------------------------------------------
 
 
