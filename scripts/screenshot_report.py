@@ -4,8 +4,8 @@
 
 Runs ``filterproof compare fixtures/freshness-lab.json --html`` on the default (embedded)
 backends, renders the report with a headless Chromium (Debian: ``apt-get install chromium``)
-and trims the empty page below it, so the picture shows what a user's browser shows, with
-every store compare runs by default.
+and trims the empty page below it (with Pillow, which the ``plots`` extra brings with matplotlib), so the
+picture shows what a user's browser shows, with every store compare runs by default.
 """
 
 from __future__ import annotations
