@@ -26,6 +26,9 @@ from pathlib import Path
 from filterproof.report import Results, load, write
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from support.processes import descendants, processes  # noqa: E402  (the tests' reading of /proc, not a copy)
+
 FP = [sys.executable, "-m", "filterproof.cli"]
 
 
@@ -50,18 +53,9 @@ def timed(how: Callable[[Results, Path], None], results: Results, path: Path) ->
 
 
 def in_queries(root: int) -> bool:
-    table = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            head, tail = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)
-        except (OSError, ValueError):
-            continue
-        table.append((int(entry), int(tail.split()[1]), head.split(b"(", 1)[1].decode(errors="replace")))
-    found, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, ppid, _ in table if ppid in frontier and pid not in found}
-        found |= frontier
-    return any(comm == "fp queries" for pid, _, comm in table if pid in found)
+    """A worker below ``root`` is in its queries (as ``tests/cli/test_stops.py`` asks it)."""
+    below = descendants(root)
+    return any(comm == "fp queries" for pid, _, comm in processes() if pid in below)
 
 
 def stop(tmp: Path, per_level: int) -> str:
