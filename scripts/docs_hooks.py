@@ -201,12 +201,12 @@ def with_store_pages(nav: list[Any]) -> list[Any]:
     page's own heading: a store added as a package needs no edit of mkdocs.yml."""
     from filterproof.adapters.descriptor import stores
 
-    pages = [store.page.split("#")[0] for store in stores()]
+    pages = list(dict.fromkeys(store.page.split("#")[0] for store in stores()))
     listed = set(nav_pages(nav))
     section = next(entry["Backends"] for entry in nav if isinstance(entry, dict) and "Backends" in entry)
-    for page in dict.fromkeys(pages):
+    for page in pages:
         if page not in listed:
-            after = [i for i, entry in enumerate(section) if set(nav_pages(entry)) & set(pages)]
+            after = [i for i, entry in enumerate(section) if not set(nav_pages(entry)).isdisjoint(pages)]
             section.insert(after[-1] + 1 if after else len(section), page)
             listed.add(page)
     return nav
