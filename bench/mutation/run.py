@@ -232,6 +232,12 @@ def resumed(entry: dict, digest: str) -> list[Mutant]:
     return [Mutant(**m) for m in data["mutants"]]
 
 
+def finished(entry: dict) -> bool:
+    """Whether the module's results hold a finished run: ``--part N`` then leaves them (hours of work) alone."""
+    path = result_path(entry["path"])
+    return path.exists() and json.loads(path.read_text()).get("complete", True)
+
+
 def drawn_mutants(entry: dict, seed: int, where: Path, work: Path) -> list[Mutant]:
     """The module's mutants, those on lines the unmutated suite never runs marked unreached, and (``sample``)
     a fixed random sample of the others, the unreached and equivalent kept beside it and counted."""
@@ -360,6 +366,8 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="only rewrite summary.txt from the results")
     parser.add_argument("--recheck", action="store_true",
                         help="judge the chosen modules' survivors (not shown equivalent) again, at HEAD")
+    parser.add_argument("--again", action="store_true",
+                        help="run a module whose committed run finished afresh (its results are replaced)")
     args = parser.parse_args()
     plan = tomllib.loads((HERE / "plan.toml").read_text())
     chosen = [e for e in plan["module"] if e["part"] in args.part or e["path"] in args.module]
@@ -369,6 +377,10 @@ def main() -> None:
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True,
                             text=True).stdout.strip()
     for entry in [] if args.report else chosen:
+        if not (args.recheck or args.again) and finished(entry):
+            print(f"{entry['path']}: its run finished ({result_path(entry['path']).name}); skipped (--again to "
+                  "replace it, --recheck to judge its survivors again)")
+            continue
         if args.recheck:
             recheck(entry, args.workers, args.work, args.timeout, commit)
         else:

@@ -25,19 +25,14 @@ sparse TF-IDF matrix and the SVD's working matrices exist for the sample only.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
-from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
 
+from filterproof.embedding.tfidf import TfidfWeights, tokens
 from filterproof.errors import UsageError
-
-TOKEN_PATTERN = r"[a-z0-9]+"
-_TOKEN = re.compile(TOKEN_PATTERN)
 
 
 class Embedding(Protocol):
@@ -66,16 +61,10 @@ class TfidfSpace:
     """Exact TF-IDF vectors, one dimension per corpus term plus one for unseen query terms."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        self._vectorizer = TfidfVectorizer(
-            lowercase=True, token_pattern=TOKEN_PATTERN, sublinear_tf=True,
-            smooth_idf=True, norm=None, dtype=np.float64,
-        )
-        if any(_TOKEN.search(t.lower()) for t in texts):
-            self._docs = self._vectorizer.fit_transform(list(texts))
-            self._vocabulary = self._vectorizer.vocabulary_
-        else:  # no document has a word: every document is the zero vector, every query scores 0
-            self._docs = sparse.csr_matrix((len(texts), 0))
-            self._vocabulary = {}
+        # With no word in any text, the vocabulary is empty: every document is the zero vector, every query scores 0.
+        self._weights = TfidfWeights(texts)
+        self._docs = self._weights.fitted
+        self._vocabulary = self._weights.vocabulary
         self.dim = len(self._vocabulary) + 1
 
     def _with_unseen(self, weights: np.ndarray, unseen: np.ndarray) -> np.ndarray:
@@ -86,17 +75,16 @@ class TfidfSpace:
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
         """Documents outside the fitted texts: their words unseen in the fit are dropped (as the fit would)."""
-        weights = self._vectorizer.transform(list(texts)).toarray()
+        weights = self._weights.transform(texts).toarray()
         return self._with_unseen(weights, np.zeros(len(weights)))
 
     def unseen_weight(self, text: str) -> float:
         """Length of the part of the query the corpus has never seen (idf taken as 1)."""
-        counts = Counter(t for t in _TOKEN.findall(text.lower()) if t not in self._vocabulary)
+        counts = Counter(t for t in tokens(text) if t not in self._vocabulary)
         return math.sqrt(sum((1.0 + math.log(c)) ** 2 for c in counts.values()))
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
-        seen = (self._vectorizer.transform(list(texts)).toarray() if self._vocabulary
-                else np.zeros((len(texts), 0)))
+        seen = self._weights.transform(texts).toarray()
         unseen = np.array([self.unseen_weight(t) for t in texts], dtype=np.float64)
         return self._with_unseen(seen, unseen)
 
@@ -124,7 +112,7 @@ class SvdSpace:
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
         """X V^T: a fitted text's vector from ``transform`` differs slightly from its fit's U x Sigma."""
-        seen = self._tfidf._vectorizer.transform(list(texts))
+        seen = self._tfidf._weights.transform(texts)
         return unit_rows(self._svd.transform(seen)).astype(np.float32)
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
