@@ -27,7 +27,7 @@ from support.milvus_bridge_checks import LlamaIndexMilvusRendering
 
 REVISIONS = ["query", "flag"]
 IDENTITY_FIELDS = ["tenant", "logical_id", "group", "status"]
-pytestmark = pytest.mark.slow  # about 15-20 minutes on 2 cores; the quick tier is test_conformance_quick.py
+pytestmark = pytest.mark.slow  # half the slow set (6 of 12 minutes, 2 cores); the quick tier: test_conformance_quick.py
 
 
 SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE = 20, 1_000
