@@ -146,3 +146,16 @@ def exists(path: str) -> bool:
     ``_`` (``test_fuzz_*``, ``freshness_{threads,processes}``)."""
     target = ROOT / path.split("::")[0]
     return target.exists() or (path.endswith("_") and any(target.parent.glob(target.name + "*")))
+
+
+def test_the_readme_counts_the_modules_measured_by_mutation() -> None:
+    """The README's "N of the M planned adapter modules": N finished runs in bench/results/mutation/, M modules in
+    bench/mutation/plan.toml (a count typed once and left behind would overstate or understate the suite)."""
+    import tomllib
+
+    found = re.search(r"(\d+) of the (\d+) planned adapter modules", README.read_text())
+    assert found, "the README names how many modules the mutation run measured"
+    planned = tomllib.loads((ROOT / "bench" / "mutation" / "plan.toml").read_text())["module"]
+    finished = [p for p in (ROOT / "bench" / "results" / "mutation").glob("*.json")
+                if json.loads(p.read_text()).get("complete", True)]
+    assert (int(found[1]), int(found[2])) == (len(finished), len(planned))

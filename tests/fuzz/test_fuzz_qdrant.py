@@ -42,6 +42,26 @@ def test_the_equivalent_and_the_except_spellings() -> None:
         "models.Filter(must=[models.FieldCondition(key='n', match=models.MatchExcept(**{'except': [1]}))])")
 
 
+def test_the_except_spelling_changes_ne_and_nin_alone() -> None:
+    """Spelling 2 differs from spelling 0 in ``ne``/``nin`` only: its OR, ``eq`` and ``is_empty`` are spelling 0's."""
+    expr = Or((Cond("eq", "t", "a"), Cond("is_empty", "tags"), Cond("lt", "n", 3)))
+    for target in (QdrantLocal(), QdrantEdge()):
+        assert target.render(expr, 2) == target.render(expr, 0)
+
+
+def test_make_builds_the_models_of_values_of_every_kind() -> None:
+    """``Family.make`` (the adapters' path; the fuzz target evaluates source) with an integer, a boolean and text."""
+    from qdrant_client import models
+
+    from filterproof.adapters.qdrant.language import MODELS, Qdrant
+
+    expr = And((Cond("eq", "n", 7), Cond("eq", "b", True), Cond("in", "s", ("x", "y"))))
+    assert Qdrant(MODELS).native(expr) == models.Filter(must=[
+        models.FieldCondition(key="n", match=models.MatchValue(value=7)),
+        models.FieldCondition(key="b", match=models.MatchValue(value=True)),
+        models.FieldCondition(key="s", match=models.MatchAny(any=["x", "y"]))])
+
+
 @pytest.mark.parametrize("spelling", [0, 1, 2])
 def test_every_spelling_builds_valid_models_in_both_families(spelling: int) -> None:
     expr = Or((And((Cond("is_null", "b"), Cond("exists", "s"), Cond("lte", "x", -2.25))),
@@ -54,6 +74,7 @@ def test_every_spelling_builds_valid_models_in_both_families(spelling: int) -> N
     (Or(()), "empty should is no constraint"),
     (Cond("eq", "x", 0.5), "no match on a float"),
     (Cond("in", "b", (True,)), "MatchAny takes a list of text or of integers"),
+    (Cond("in", "n", ("a", 1)), "MatchAny takes a list of text or of integers"),
     (Cond("exists", "tags"), "no test for 'present' on a list field"),
     (Cond("gt", "s", "a"), "a range takes a number or a datetime"),
 ])
