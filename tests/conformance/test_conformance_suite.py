@@ -60,6 +60,8 @@ POINTERS = [
      "returned but NOT eligible (a leak): misdated: "),
     ("LocalTimeAsOf", "time_zone", "test_as_of_is_a_calendar_day_in_any_process_time_zone?UTC+14?",
      "under TZ=<+14>-14 (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible"),
+    ("TimeOfDayAsOf", "not_a_calendar_date_is_refused", "test_an_as_of_that_is_not_a_calendar_date_is_refused",
+     "DID NOT RAISE"),
     ("CaseFoldsIdentities", "unicode_forms", "test_case_accents_and_unicode_forms_are_distinct_identities",
      "tenant 'acme' (tenant 'acme' groups ('engineering',) as of 2026-09-08): returned but NOT eligible (a leak): t-"),
     ("NormalizesUnicode", "unicode_forms", "test_case_accents_and_unicode_forms_are_distinct_identities",

@@ -28,7 +28,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 ACTIVE_STATUS = "active"
@@ -233,6 +233,15 @@ def problem(meta: Mapping[str, Any], active: Mapping[tuple[str, str], int]) -> s
 
 
 # -- eligibility --------------------------------------------------------------
+
+
+def calendar_day(as_of: object) -> date:
+    """``as_of`` when it is a calendar date. A datetime (a time of day, whose day depends on a time zone), ISO text
+    or a number raises TypeError, as comparing one with a document's dates does in ``in_window``: a filter is asked
+    on a day, never on something a lenient reader turns into one."""
+    if not isinstance(as_of, date) or isinstance(as_of, datetime):
+        raise TypeError(f"as_of must be a calendar date (datetime.date, not a datetime), got {as_of!r}")
+    return as_of
 
 
 def in_window(meta: Mapping[str, Any], as_of: date) -> bool:

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, parse_date, structural_problem
+from filterproof.policy import (
+    ACTIVE_STATUS,
+    ActiveRevisions,
+    PolicyFilter,
+    calendar_day,
+    parse_date,
+    structural_problem,
+)
 
 OPEN_END = np.iinfo(np.int64).max
 
@@ -87,7 +94,7 @@ class PolicyColumns:
 
     def mask(self, where: PolicyFilter, current: np.ndarray | None = None) -> np.ndarray:
         """The policy's eligible rows; ``current`` replaces the revision clause (a stored flag)."""
-        as_of = where.as_of.toordinal()
+        as_of = calendar_day(where.as_of).toordinal()  # a datetime's toordinal would answer for its day
         return (
             self.wellformed
             & (self.tenant == self.tenants.lookup(where.principal.tenant))

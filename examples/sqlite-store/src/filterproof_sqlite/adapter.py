@@ -43,7 +43,7 @@ import numpy as np
 from filterproof.adapters.base import Capabilities, Hit, ReaderSpec, Record
 from filterproof.adapters.ownership import Marker, claim
 from filterproof.errors import NoSecondClient, UsageError
-from filterproof.policy import PolicyFilter, matchable
+from filterproof.policy import PolicyFilter, calendar_day, matchable
 
 OWNED = "CREATE TABLE IF NOT EXISTS filterproof_owned (tbl TEXT PRIMARY KEY, marker TEXT NOT NULL)"
 """Where the marker of each table this adapter created is kept (SQLite has no table comments)."""
@@ -180,6 +180,8 @@ class SqliteAdapter:
                              [(g,) for g in where.principal.groups if matchable(g)])
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        if where is not None:
+            calendar_day(where.as_of)  # a datetime, ISO text or a number raises TypeError, as the policy does
         if where is None:
             rows = self._db.execute("SELECT id, vector FROM docs ORDER BY seq").fetchall()
         elif not matchable(where.principal.tenant):

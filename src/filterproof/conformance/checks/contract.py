@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from dataclasses import replace
+from datetime import date, datetime, time, timedelta
 
 import numpy as np
 import pytest
@@ -113,6 +114,19 @@ class ContractChecks:
         three(adapter)
         with pytest.raises(ValueError):
             adapter.upsert([Record("bad", vec(1, 0), sc.meta(logical_id="bad"))])
+
+    def test_an_as_of_that_is_not_a_calendar_date_is_refused(self, adapter: Adapter) -> None:
+        """A filter whose ``as_of`` is a datetime, ISO text or a number raises TypeError, as the policy does; it is
+        never answered.
+
+        If this fails: check ``isinstance(as_of, date) and not isinstance(as_of, datetime)`` before compiling the
+        filter (``policy.calendar_day``). A datetime passes ``isinstance(x, date)`` but has a time of day, whose
+        day depends on a time zone; text or a number is a day only to a lenient reader.
+        """
+        where = three(adapter)
+        for as_of in (datetime.combine(where.as_of, time(12)), where.as_of.isoformat(), where.as_of.toordinal()):
+            with pytest.raises(TypeError):
+                adapter.search(vec(1, 1, 1), 10, replace(where, as_of=as_of))
 
     def test_updates_to_malformed_or_unknown_documents(self, mutable: Adapter) -> None:
         """An update that makes metadata malformed removes the document from every filter at once;

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, date, datetime, time
 from typing import Any
 
@@ -86,6 +87,16 @@ class LocalTimeAsOf(RowPredicate):
         as_of = datetime.combine(where.as_of, time()).timestamp()  # the defect: naive, so local time
         window = utc_midnight(start) <= as_of and (end is None or as_of < utc_midnight(end))
         return judged(meta, where, window)
+
+
+class TimeOfDayAsOf(RowPredicate):
+    """Answers a datetime ``as_of`` as its day (what ``as_of.toordinal()``, or a timestamp cast to a date column,
+    does) where the policy refuses it: the day asked then depends on the caller's clock and zone."""
+
+    name = "defect-time-of-day-as-of"
+
+    def asked(self, where: PolicyFilter) -> PolicyFilter:
+        return replace(where, as_of=where.as_of.date()) if isinstance(where.as_of, datetime) else where
 
 
 EPOCH = date(1970, 1, 1).toordinal()
