@@ -109,3 +109,18 @@ def test_the_text_escape_is_injective_and_reversible() -> None:
     assert [pg.from_pg_text(s) for s in stored] == values
     assert all("\x00" not in s and not any("\ud800" <= c <= "\udfff" for c in s) for s in stored)
     assert pg.pg_text("acme") == "acme"
+
+
+@pytest.mark.parametrize(("element", "values", "typed"), [
+    ("float", [1, 2], ("%s::double precision[]", [1.0, 2.0])),  # integers against a double column: as doubles
+    ("int", [1.5], ("%s::double precision[]", [1.5])),  # a double against integers: compared as doubles
+    ("int", [1, 2], ("%s::bigint[]", [1, 2])),
+    ("bool", [True, False], ("%s::boolean[]", [True, False])),
+    ("date", [date(2026, 9, 8)], ("%s::date[]", ["2026-09-08"])),
+    ("text", ["a", "b"], ("%s::text[]", ["a", "b"])),
+])
+def test_an_array_is_bound_as_its_elements_type(element: str, values: list[Any], typed: tuple[str, list[Any]]) -> None:
+    """``typed_array`` (the fuzz target's and the matrix's arrays; the adapter binds text only): each kind its cast."""
+    from filterproof.adapters.pgvector.language import typed_array
+
+    assert typed_array(element, values) == typed
