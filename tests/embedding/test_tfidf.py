@@ -28,10 +28,10 @@ def sklearn_tfidf(texts: list[str]) -> tuple[object, np.ndarray]:
 
 
 def same_as_sklearn(texts: list[str], others: list[str]) -> None:
-    ours = TfidfWeights(texts)
+    ours, ours_fitted = TfidfWeights.fit(texts)
     theirs, fitted = sklearn_tfidf(texts)
     assert ours.vocabulary == theirs.vocabulary_  # type: ignore[attr-defined]
-    assert np.array_equal(ours.fitted.toarray(), fitted)
+    assert np.array_equal(ours_fitted.toarray(), fitted)
     assert np.array_equal(ours.transform(others).toarray(), theirs.transform(others).toarray())  # type: ignore[attr-defined]
 
 
@@ -61,3 +61,21 @@ def test_the_svd_space_reduces_what_sklearn_would() -> None:
     theirs = TruncatedSVD(n_components=8, random_state=0).fit_transform(fitted)
     theirs /= np.linalg.norm(theirs, axis=1, keepdims=True)
     assert ours.documents() == pytest.approx(theirs.astype(np.float32), abs=1e-5)
+
+
+def test_the_svd_space_keeps_no_weights_of_its_fitting_sample() -> None:
+    """After the fit, the sample's sparse TF-IDF matrix is let go (a sweep's sample is tens of thousands of texts):
+    nothing the space holds, at any depth of its attributes, is a matrix with a row."""
+    from scipy import sparse
+
+    def held(value: object, seen: set[int]) -> list[tuple[int, int]]:
+        if id(value) in seen:
+            return []
+        seen.add(id(value))
+        if sparse.issparse(value):
+            return [value.shape] if value.shape[0] else []  # type: ignore[attr-defined]
+        inner = vars(value).values() if hasattr(value, "__dict__") and type(value).__module__.startswith(
+            "filterproof") else ()
+        return [shape for part in inner for shape in held(part, seen)]
+
+    assert held(SvdSpace([f"topic{i % 7} word{i % 13} w{i}" for i in range(300)], dim=8), set()) == []

@@ -62,10 +62,8 @@ class TfidfSpace:
 
     def __init__(self, texts: Sequence[str]) -> None:
         # With no word in any text, the vocabulary is empty: every document is the zero vector, every query scores 0.
-        self._weights = TfidfWeights(texts)
-        self._docs = self._weights.fitted
-        self._vocabulary = self._weights.vocabulary
-        self.dim = len(self._vocabulary) + 1
+        self._weights, self._docs = TfidfWeights.fit(texts)
+        self.dim = len(self._weights.vocabulary) + 1
 
     def _with_unseen(self, weights: np.ndarray, unseen: np.ndarray) -> np.ndarray:
         return unit_rows(np.hstack([weights, unseen[:, None]])).astype(np.float32)
@@ -80,7 +78,7 @@ class TfidfSpace:
 
     def unseen_weight(self, text: str) -> float:
         """Length of the part of the query the corpus has never seen (idf taken as 1)."""
-        counts = Counter(t for t in tokens(text) if t not in self._vocabulary)
+        counts = Counter(t for t in tokens(text) if t not in self._weights.vocabulary)
         return math.sqrt(sum((1.0 + math.log(c)) ** 2 for c in counts.values()))
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:

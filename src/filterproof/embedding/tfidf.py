@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy import sparse
@@ -26,33 +26,42 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def counts(texts: Sequence[str], vocabulary: Mapping[str, int]) -> sparse.csr_matrix:
-    """Term counts (float64), one row per text; a word outside ``vocabulary`` is dropped, as a fitted index drops it."""
+def counts(tokenized: Iterable[Sequence[str]], vocabulary: Mapping[str, int]) -> sparse.csr_matrix:
+    """Term counts (float64), one row per text's tokens; a word outside ``vocabulary`` is dropped, as a fitted index
+    drops it."""
     indptr, indices, values = [0], [], []
-    for text in texts:
-        counted = Counter(vocabulary[t] for t in tokens(text) if t in vocabulary)
+    for words in tokenized:
+        counted = Counter(vocabulary[t] for t in words if t in vocabulary)
         for column in sorted(counted):
             indices.append(column)
             values.append(counted[column])
         indptr.append(len(indices))
     return sparse.csr_matrix((np.asarray(values, dtype=np.float64), np.asarray(indices, dtype=np.int32),
-                              np.asarray(indptr, dtype=np.int64)), shape=(len(texts), len(vocabulary)))
+                              np.asarray(indptr, dtype=np.int64)), shape=(len(indptr) - 1, len(vocabulary)))
 
 
 class TfidfWeights:
-    """Fitted on texts (their vocabulary and document frequencies); weighs those and any other texts."""
+    """A fitted vocabulary and its document frequencies (``fit``); weighs any texts."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
-        words = sorted({t for text in texts for t in tokens(text)})
-        self.vocabulary: dict[str, int] = {term: column for column, term in enumerate(words)}
-        fitted = counts(texts, self.vocabulary)
+    def __init__(self, vocabulary: dict[str, int], idf: np.ndarray) -> None:
+        self.vocabulary, self.idf = vocabulary, idf
+
+    @classmethod
+    def fit(cls, texts: Sequence[str]) -> tuple[TfidfWeights, sparse.csr_matrix]:
+        """The weights fitted on ``texts``, and those texts' own weights (handed over, not kept: a large corpus's
+        fitting sample is let go once its caller is done with it). Each text is tokenized once."""
+        tokenized = [tokens(text) for text in texts]
+        words = sorted({t for text in tokenized for t in text})
+        vocabulary = {term: column for column, term in enumerate(words)}
+        fitted = counts(tokenized, vocabulary)
         df = np.bincount(fitted.indices, minlength=len(words)).astype(np.float64)
         df += 1.0
-        self.idf = np.full_like(df, float(len(texts) + 1))
-        self.idf /= df
-        np.log(self.idf, out=self.idf)
-        self.idf += 1.0
-        self.fitted = self._weigh(fitted)
+        idf = np.full_like(df, float(len(texts) + 1))
+        idf /= df
+        np.log(idf, out=idf)
+        idf += 1.0
+        weights = cls(vocabulary, idf)
+        return weights, weights._weigh(fitted)
 
     def _weigh(self, matrix: sparse.csr_matrix) -> sparse.csr_matrix:
         # The order of operations is scikit-learn's (log in place, + 1, times the column's idf): the same floats.
@@ -63,4 +72,4 @@ class TfidfWeights:
 
     def transform(self, texts: Sequence[str]) -> sparse.csr_matrix:
         """The weights of other texts: their words unseen in the fit dropped."""
-        return self._weigh(counts(texts, self.vocabulary))
+        return self._weigh(counts((tokens(text) for text in texts), self.vocabulary))
