@@ -82,8 +82,10 @@ def test_stored_fields_fail_closed_without_nulls() -> None:
         bad = mx.stored_fields(sc.meta(**{field: value}))
         assert bad["problem"] and None not in bad.values()
         assert (bad["tenant"], bad["status"], bad["groups"], bad["is_current"]) == ("", "", [], False)
-    huge = mx.stored_fields(sc.meta(note="x" * 200_000))
-    assert len(huge["metadata"]) <= mx.METADATA_KEPT and '"truncated": true' in huge["metadata"]
+    for note in ("x" * 200_000, '"\\\u00e9\n\x01\U0001f642' * 25_000):  # its JSON grows when the head is re-escaped
+        huge = mx.stored_fields(sc.meta(note=note))
+        assert len(huge["metadata"]) <= mx.METADATA_KEPT and '"truncated": true' in huge["metadata"]
+        assert refusal(huge) is None
 
 
 def test_limits_refuse_what_milvus_cannot_hold() -> None:

@@ -158,6 +158,9 @@ POINTERS = [
      "[an active map of 40,001 entries] tenant 'acme' groups ('engineering',) as of 2026-09-08: eligible but NOT "
      "returned (missing): middle: "),
     ("RaisesOnAFullSlice", "test_sizes", "test_sizes", "ValueError: 20000 revision keys in one filter"),
+    ("RefusesLongMetadata", "test_sizes", "test_sizes",
+     "[large metadata no clause reads] refused 'escaped-body' (a document with a 150,000-character field of quotes, "
+     "backslashes, accents, newlines, controls and emoji (its JSON five times longer)), 'long-body' "),
     ("RefusalOutlivesTheDocument", "test_sizes", "test_sizes",
      "[a refused document's lifecycle] after update_metadata brought it within the limits (1 group): "
      "not_indexable() names ['huge'], which is within every limit"),

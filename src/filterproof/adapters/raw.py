@@ -32,21 +32,25 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def raw_json(metadata: Mapping[str, Any]) -> str:
-    """``metadata`` as strict ASCII JSON (anything unusual by ``repr``), at most ``RAW_LIMIT`` long.
+def raw_json(metadata: Mapping[str, Any], limit: int = RAW_LIMIT) -> str:
+    """``metadata`` as strict ASCII JSON (anything unusual by ``repr``), at most ``limit`` long.
 
     Longer metadata is kept as a JSON object holding its beginning (``head``) and its length:
     still valid JSON, which a store's JSON column requires (a text cut in the middle is not).
+    A store whose column is smaller passes its own ``limit`` (Milvus's VARCHAR): the head is
+    escaped again inside the object, so quotes, backslashes and non-ASCII text grow when kept,
+    and the head is shortened until the whole fits.
     """
     try:
         text = json.dumps(_finite(dict(metadata)), ensure_ascii=True, sort_keys=True, default=repr, allow_nan=False)
     except (RecursionError, TypeError, ValueError):  # keys that do not sort, or nesting too deep to walk
         text = json.dumps({"unstorable": "metadata nested too deeply or with keys of mixed types"})
-    if len(text) <= RAW_LIMIT:
+    if len(text) <= limit:
         return text
-    head = text[:RAW_LIMIT - 200]
-    while True:  # the head is re-escaped inside the object; shorten it until the whole fits
+    head = text[:max(limit - 200, 0)]
+    while head:
         cut = json.dumps({"truncated": True, "characters": len(text), "head": head}, ensure_ascii=True)
-        if len(cut) <= RAW_LIMIT:
+        if len(cut) <= limit:
             return cut
-        head = head[:len(head) - (len(cut) - RAW_LIMIT) - 16]
+        head = head[:max(len(head) - (len(cut) - limit) - 16, 0)]
+    return json.dumps({"truncated": True, "characters": len(text)})

@@ -22,7 +22,11 @@ write that breaks it is named.
   documents that decide the answer sit at its start, its middle and its end: a store
   whose filter carries the map's keys (a list in the query, an ``IN`` of values) must
   carry them all (an ``IN`` list capped at 1,000 or 4,096 values, a request body
-  truncated, a list split into slices of which one is lost).
+  truncated, a list split into slices of which one is lost);
+* **large metadata no clause reads**: a field of ``BODY`` characters, one of characters JSON
+  writes longer (its JSON text five times longer), ``EXTRA_KEYS`` keys. A store keeps what it can
+  of such metadata for a reader, but how much it keeps must never decide whether the document
+  is held (a column of one VARCHAR's size that a document's JSON outgrows).
 """
 
 from __future__ import annotations
@@ -51,6 +55,12 @@ LONG = 20_000
 """Characters of a long identity (PostgreSQL's btree takes at most 2,704 bytes an entry)."""
 MAP_SLICE = 20_000
 """The most keys a filter carries at once where a store slices them (``chroma.where.KEYS_PER_FILTER``)."""
+BODY = 150_000
+"""Characters of a metadata field no clause reads: past a Milvus VARCHAR (65,535) and the raw JSON adapters keep."""
+ESCAPED = '"\\\u00e9\n\x01\U0001f642'
+"""Characters that JSON writes longer: a quote, a backslash, an accent, a newline, a control, an emoji."""
+EXTRA_KEYS = 5_000
+"""Metadata keys no clause reads, on one document."""
 MAP_ENTRIES = 2 * MAP_SLICE + 1
 """Entries of one tenant in the long active map: past Chroma's 5,461 values, SQL ``IN`` lists of 1,000, a Milvus
 ``in`` of 4,096 or 10,000 values, and two whole slices of ``MAP_SLICE`` keys with one key left for a third."""
@@ -192,11 +202,27 @@ def long_map_world() -> SizeWorld:
                      active=active)
 
 
+def unread_metadata_world() -> SizeWorld:
+    """Well-formed, eligible documents with large metadata no clause reads, between two ordinary ones: every
+    store must hold and return them, whatever it keeps of the metadata for a reader."""
+    docs = {"long-body": sc.meta(logical_id="body", body=long_text("body", BODY)),
+            "escaped-body": sc.meta(logical_id="escaped", body=ESCAPED * (BODY // len(ESCAPED))),
+            "many-keys": sc.meta(logical_id="keys", **{f"extra_{n:04d}": f"value {n}" for n in range(EXTRA_KEYS)})}
+    what = {"long-body": f"a document with a {BODY:,}-character field no clause reads",
+            "escaped-body": f"a document with a {BODY:,}-character field of quotes, backslashes, accents, newlines, "
+                            f"controls and emoji (its JSON five times longer)",
+            "many-keys": f"a document with {EXTRA_KEYS:,} metadata keys no clause reads",
+            "before": "an ordinary document", "after": "an ordinary document written last"}
+    batches = [{"before": sc.meta(logical_id="before")}, docs, {"after": sc.meta(logical_id="after")}]
+    return SizeWorld("large metadata no clause reads", batches, [sc.principal(), sc.principal("other")], what=what)
+
+
 def size_failures(adapter: Adapter, progress: Progress | None = None) -> list[str]:
     """Every failing world's lines: the principal in thousands of groups, then the documents, then the map, then
     a refused document's lifecycle (``progress``: a line as each begins)."""
     found = []
-    for world in (big_principal_world(), groups_world(), long_identities_world(), long_map_world()):
+    for world in (big_principal_world(), groups_world(), long_identities_world(), long_map_world(),
+                  unread_metadata_world()):
         if progress is not None:
             progress.note(world.label, force=True)
         found += world.failures(adapter)
@@ -211,9 +237,10 @@ class SizeChecks:
     def test_sizes(self, native: Adapter, request: pytest.FixtureRequest) -> None:
         """A principal in 2,000 groups; documents in 3,000 and 10,000 groups; a tenant, logical id, group and
         document id of 20,000 characters beside twins differing in the last one; an active map of 40,001 entries
-        for the principal's tenant; one document moved past the limits and back by updates, upserts and a
-        delete. The store answers exactly, or refuses the documents marked as past some engine's limits
-        (``not_indexable``) and stays usable, and its refusals follow the document.
+        for the principal's tenant; documents with 150,000 characters or 5,000 keys of metadata no clause
+        reads; one document moved past the limits and back by updates, upserts and a delete. The store
+        answers exactly, or refuses the documents marked as past some engine's limits (``not_indexable``)
+        and stays usable, and its refusals follow the document.
 
         If this fails: the message names the world, the write or the principal. A principal in
         thousands: the store capped, truncated or split the principal's groups and lost some
@@ -226,7 +253,10 @@ class SizeChecks:
         returned: identities are compared by a prefix or a hash of one; compare them whole.
         "an active map of 40,001 entries" missing a slice's edge, middle or last entry: the store cut the
         map's keys (a capped ``IN`` list, a truncated request, a lost slice); carry them all, in
-        slices if the engine needs them, and merge the answers. "a refused document's lifecycle":
+        slices if the engine needs them, and merge the answers. "large metadata no clause reads"
+        refused: what the store keeps of metadata for a reader outgrew a column; keep less of it (a
+        head, cut until its escaped JSON fits: ``adapters.raw.raw_json``'s ``limit``), never refuse
+        the document for it. "a refused document's lifecycle":
         a refusal outlived the document's return within the limits, or its delete; forget it
         when the document is written or deleted (``adapters.refusals.Refusals.forget``).
         """

@@ -9,6 +9,7 @@ the first few thousand. ``test_sizes`` fails each (``tests/conformance/test_conf
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.adapters.refusals import Refusals
 from filterproof.conformance.defects.clauses import RowPredicate
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, is_eligible
 
@@ -89,6 +91,42 @@ class RefusesTooEagerly(ReferenceAdapter):
 
     def not_indexable(self) -> dict[str, str]:
         return dict(self._refused)
+
+
+class RefusesLongMetadata(ReferenceAdapter):
+    """Keeps each document's metadata as JSON in a column of one Milvus VARCHAR (65,535 characters) and refuses, with
+    a reason, a document whose JSON is longer (its refusals follow the document, as ``adapters.refusals`` does):
+    honest, but how much of its unread metadata a store keeps decides whether the document is held (the mutation
+    run of ``milvus/expr.py`` found the Milvus adapter doing so for text that JSON escapes)."""
+
+    name = "defect-refuses-long-metadata"
+    COLUMN = 65_535
+
+    def reset(self, dim: int) -> None:
+        super().reset(dim)
+        self._refused = Refusals()
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        sizes = {r.id: len(json.dumps(dict(r.metadata), default=repr)) for r in records}
+        long = [r for r in records if sizes[r.id] > self.COLUMN]
+        for r in long:
+            self._refused.refuse(r.id, r.vector, f"its metadata is {sizes[r.id]:,} characters as JSON")
+        super().delete([r.id for r in long])
+        kept = [r for r in records if sizes[r.id] <= self.COLUMN]
+        self._refused.forget(r.id for r in kept)
+        super().upsert(kept)
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        vector = self._refused.vector(id) if id not in self._row else self._vectors[self._row[id]]
+        if vector is not None:
+            self.upsert([Record(id, vector, metadata)])
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._refused.forget(ids)
+        super().delete(ids)
+
+    def not_indexable(self) -> dict[str, str]:
+        return dict(self._refused.reasons)
 
 
 class RefusalOutlivesTheDocument(ReferenceAdapter):
