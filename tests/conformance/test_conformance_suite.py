@@ -350,17 +350,28 @@ def test_a_store_writing_a_document_a_second_is_stopped_within_seconds(pytester:
                                  "--conformance-budget SECONDS*"])
 
 
+def test_the_parts_of_the_longest_check_run_on_two_workers(pytester: pytest.Pytester) -> None:
+    """The generated sequences, the longest check on the slower engines, run as two items: on ``-n 2`` each starts
+    first on its own worker (``plugin.spread_parts``), instead of both in the first worker's chunk."""
+    result = pytester.runpytest(*SUITE, "--backend", "reference", "-n", "2", "-v", "--conformance-examples", "2")
+    ran = {line.split()[0] for line in result.stdout.lines if "PASSED" in line and "generated_sequences" in line}
+    assert ran == {"[gw0]", "[gw1]"}, result.stdout.str()
+
+
 def test_generated_sequences_on_a_slow_store_stop_after_the_first(pytester: pytest.Pytester) -> None:
     """A progress line at once; the first sequence's pace projects the run past its budget: stopped with the
     option that runs fewer, not minutes of silence."""
     result = pytester.runpytest(*SUITE, "--adapter", "filterproof.conformance.defects:OneRequestPerDocument",
                                 "--backend-option", "write_s=0.1", "--conformance-budget", "5",
-                                "-k", "generated_sequences")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["[[]filterproof[]] generated sequences: 40 sequences of * to * steps (0 s)",
-                                 "generated sequences stopped: a generated sequence took * s for 1 (* s each), so "
-                                 "its 40 would take about * minute*, past the budget of 5 s. --conformance-examples "
-                                 "N (or $FILTERPROOF_CONFORMANCE_EXAMPLES) runs fewer; --conformance-budget*"])
+                                "--hypothesis-seed", "3", "-k", "generated_sequences")
+    result.assert_outcomes(failed=2)  # under seed 3 each part's first sequence writes (under SUITE's 1, one did not)
+    for part in (1, 2):  # each part within half the check's budget
+        result.stdout.fnmatch_lines([f"[[]filterproof[]] generated sequences, part {part} of 2: 20 sequences of * to * "
+                                     f"steps (0 s)",
+                                     f"generated sequences, part {part} of 2 stopped: a generated sequence took * s "
+                                     f"for 1 (* s each), so its 20 would take about * minute*, past the budget of "
+                                     f"2.5 s. --conformance-examples N (or $FILTERPROOF_CONFORMANCE_EXAMPLES) runs "
+                                     f"fewer; --conformance-budget*"])
     assert "During handling" not in result.stdout.str()
 
 

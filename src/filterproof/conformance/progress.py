@@ -58,5 +58,5 @@ class Progress:
             raise OverBudget(
                 f"{self.label} stopped: {operation} took {seconds:.1f} s for {done} ({seconds / max(done, 1):.2f} s "
                 f"each), so its {total:,} would take about {projected / 60:.0f} minutes, past the budget of "
-                f"{self.budget_s:.0f} s. {shrink}; --conformance-budget SECONDS (or ${BUDGET_ENV}) raises the "
+                f"{self.budget_s:g} s. {shrink}; --conformance-budget SECONDS (or ${BUDGET_ENV}) raises the "
                 "budget")

@@ -58,19 +58,23 @@ class Coverage:
 
 
 SHRINK_SEQUENCES = f"--conformance-examples N (or ${EXAMPLES_ENV}) runs fewer"
+SEQUENCE_PARTS = 2
+"""Test items the generated sequences are run as: the suite's longest check on the slower engines (LanceDB: 21.8 s
+of a 30 s run on two workers), one per worker (``plugin.spread_parts``)."""
 TOP_UP = 4
 """A run draws up to this many times its budget of sequences until it is strong (``Coverage.problems``)."""
 
 
-def run_sequences(adapter: Adapter, sequences: int, seed: Any = None, progress: Progress | None = None) -> Coverage:
+def run_sequences(adapter: Adapter, sequences: int, seed: Any = None, progress: Progress | None = None,
+                  part: int = 1) -> Coverage:
     """Run ``sequences`` generated sequences (``seed``: reproducible), and more (up to ``TOP_UP`` times as many)
     until the run is strong (every kind in ``REQUIRED_KINDS`` taken, enough checks with an eligible document), so
     that a small budget is not a weak run by chance; the first failure is shrunk and raised as a script.
     ``progress`` prints a line now and then, and stops the run when the first sequence's pace projects the
-    whole run past its budget."""
+    whole run past its budget. ``part`` draws from its own stream of the seed (part 1: the seed's own)."""
     coverage = Coverage()
     seed = chosen_seed() if seed is None else seed
-    rnd = random.Random(str(seed))
+    rnd = random.Random(str(seed) if part == 1 else f"{seed}/part {part}")
     began = time.monotonic()
     if progress is not None:
         progress.note(f"{sequences} sequences of {MIN_STEPS} to {MAX_STEPS} steps", force=True)
@@ -198,24 +202,29 @@ class LifecycleChecks(Budgets):
                                      f"the store, written with {sc.shown(start)}): {sc.mismatch(got, want, s.docs)}"
                                      f"{s.diagnose(where, got, want)}")
 
-    def test_generated_sequences_of_operations(self, mutable: Adapter, request: pytest.FixtureRequest) -> None:
+    @pytest.mark.parametrize("part", range(1, SEQUENCE_PARTS + 1), ids=lambda n: f"part {n} of {SEQUENCE_PARTS}")
+    def test_generated_sequences_of_operations(self, mutable: Adapter, request: pytest.FixtureRequest,
+                                               part: int) -> None:
         """Generated sequences of upserts (new, replacing, after a delete), deletes (known and unknown ids),
         one-field ``update_metadata`` (revision, tenant, logical id, groups, status, dates; of deleted and
         unknown ids too) and active-map changes (add, move forward, roll back, remove a pair): after every step
         the native filter returns exactly the policy's set for several principals, and an unfiltered search
         exactly the stored ids. Under ``revision=flag`` too.
 
-        Runs ``--conformance-examples`` sequences (default 60). If this fails: the
-        message is the shrunk sequence as a numbered script of adapter calls, and the
-        seed to replay it. Typical causes: a current-revision flag not recomputed when a
-        document's own revision, tenant or logical id changes, or not cleared when its
-        pair leaves the map; a delete that leaves a tombstone whose old metadata (or flag)
-        comes back when the id is upserted again; an update of a deleted id that
+        Runs ``--conformance-examples`` sequences (default 60) as two parts of half as many, each
+        strong by itself, within half the budget, and drawn from its own stream of the seed (two
+        workers take one each). If this fails: the message is the shrunk sequence as a numbered
+        script of adapter calls, and the seed to replay it. Typical causes: a current-revision
+        flag not recomputed when a document's own revision, tenant or logical id changes, or not
+        cleared when its pair leaves the map; a delete that leaves a tombstone whose old metadata
+        (or flag) comes back when the id is upserted again; an update of a deleted id that
         resurrects it; a cache that misses one kind of change.
         """
-        progress = Progress(request.config, "generated sequences", budget_seconds(request.config))
+        progress = Progress(request.config, f"generated sequences, part {part} of {SEQUENCE_PARTS}",
+                            budget_seconds(request.config) / SEQUENCE_PARTS)  # the parts share the check's budget
+        share = -(-self.examples(request.config) // SEQUENCE_PARTS)
         try:
-            coverage = run_sequences(mutable, self.examples(request.config), progress=progress)
+            coverage = run_sequences(mutable, share, progress=progress, part=part)
         except OverBudget as stop:  # the message alone, not the exception it replaces (from None)
             raise pytest.fail.Exception(str(stop), pytrace=False) from None
         weak = coverage.problems()
