@@ -20,7 +20,7 @@ pytest.importorskip("milvus_lite")
 
 from filterproof.adapters import filterlang
 from filterproof.adapters.filterlang import And, Cond, Not, Or, Unsupported
-from filterproof.adapters.milvus.language import quoted
+from filterproof.adapters.milvus.language import Milvus, quoted
 from filterproof.fuzz import repro
 from filterproof.fuzz.generate import FIELDS, STRINGS
 from filterproof.fuzz.oracles import index, spelling
@@ -69,6 +69,15 @@ def target() -> Iterator[MilvusTarget]:
     (Not(And((Cond("eq", "n", 1), Cond("is_empty", "nums")))), 0,
      "not ((n == 1) and (nums is null or array_length(nums) == 0))"),
     (Or((Cond("eq", "t", "a"), Not(Cond("eq", "t", "b")))), 1, '(t in ["a"]) OR (NOT (t in ["b"]))'),
+    (Or((Not(Cond("is_null", "s")), Cond("eq", "n", 1))), 2, "(not (s is null)) or (n == 1)"),  # keywords: lowercase
+    (Cond("in", "t", ("a", "b")), 0, 't in ["a", "b"]'),
+    (Cond("in", "t", ("a", "b")), 2, 't in ["a", "b"]'),
+    (Cond("nin", "t", ("a", "b")), 0, 't not in ["a", "b"]'),
+    (Cond("nin", "t", ("a", "b")), 2, 'not (t in ["a", "b"])'),
+    (Cond("nin", "t", ()), 1, "t not in []"),
+    (Cond("contains_any", "tags", ("a", "b")), 0, 'ARRAY_CONTAINS_ANY(tags, ["a", "b"])'),
+    (Cond("contains_any", "tags", ("a", "b")), 1, '(ARRAY_CONTAINS(tags, "a")) OR (ARRAY_CONTAINS(tags, "b"))'),
+    (Cond("contains_any", "tags", ("a", "b")), 2, 'ARRAY_CONTAINS_ANY(tags, ["a", "b"])'),
     (And(()), 0, "true"),
     (Or(()), 0, "false"),
 ])
@@ -85,6 +94,21 @@ def test_renderings(expr: filterlang.Expr, spelled: int, native: str) -> None:
 def test_what_milvus_refuses_as_a_type_error_is_unsupported(expr: filterlang.Expr) -> None:
     with pytest.raises(Unsupported, match=r"^milvus: "):
         expression(expr)
+
+
+def test_without_fields_a_key_is_a_plain_name_and_a_value_its_own_kind() -> None:
+    """The matrix's renderer (an application's keys, no schema: ``matrix.languages.MILVUS``): ranges, lists and
+    emptiness written from the value alone; a dynamic key, and a range of a boolean or a date, refused."""
+    untyped = Milvus()
+    assert untyped.render(Cond("gt", "n", 1)) == "n > 1"
+    assert untyped.render(Cond("lte", "x", 2.5)) == "x <= 2.5"
+    assert untyped.render(Cond("eq", "s", "a")) == 's == "a"'
+    assert untyped.render(Cond("is_empty", "s")) == "s is null"
+    assert untyped.render(Cond("contains", "tags", "a")) == 'ARRAY_CONTAINS(tags, "a")'
+    for refused in (Cond("gt", "b", True), Cond("gt", "d", date(2026, 1, 1)), Cond("eq", "a.b", 1),
+                    Cond("eq", "$meta", 1)):
+        with pytest.raises(Unsupported, match=r"^milvus: |is no Milvus field name"):
+            untyped.render(refused)
 
 
 def test_unknown_input_raises_type_error() -> None:
