@@ -87,6 +87,7 @@ scores or know fixture order: the strategies do that, identically for all stores
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -140,6 +141,22 @@ class Capabilities:
     search_path: str | None = None
     """The path filtered searches are meant to take (``searchpath``: "index", "post-filter", "exact scan"); None: not
     declared. The suite warns, and ``compare`` says, when ``explain`` reports another."""
+
+    def __post_init__(self) -> None:
+        """A declaration no store can be held to raises where it is made, naming the field: a negative or infinite
+        staleness bound, a tolerance outside [0, 1], a flag that is not a bool (``"no"`` would read as true)."""
+        for name in ("native_filter", "exact", "persistent", "lifecycle"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"Capabilities.{name} is True or False, got {getattr(self, name)!r}")
+        for name, value, upper in (("recall_tolerance", self.recall_tolerance, 1.0),
+                                   ("staleness_bound_s", self.staleness_bound_s, math.inf)):
+            if name == "staleness_bound_s" and value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"Capabilities.{name} is a number, got {value!r}")
+            if not (0.0 <= value <= upper and math.isfinite(value)):
+                raise ValueError(f"Capabilities.{name} is finite, at least 0" + (" and at most 1" if upper == 1.0
+                                 else " (seconds)") + f": got {value!r}")
 
 
 @runtime_checkable

@@ -106,14 +106,15 @@ class ContractChecks:
         assert not got, f"a principal of 'restricted' only, after reset: {sc.mismatch(got, set(), after)}"
 
     def test_a_vector_of_the_wrong_length_is_refused(self, adapter: Adapter) -> None:
-        """Upserting a vector whose length is not the index's dimension raises ValueError.
+        """Upserting a vector whose length is not the index's dimension, shorter or longer, raises ValueError.
 
-        If this fails: check the shape before writing; a store that pads, truncates or
-        raises its own error type hides the caller's mistake.
+        If this fails: check the shape before writing (equal, not at least or at most); a store
+        that pads, truncates or raises its own error type hides the caller's mistake.
         """
         three(adapter)
-        with pytest.raises(ValueError):
-            adapter.upsert([Record("bad", vec(1, 0), sc.meta(logical_id="bad"))])
+        for bad in (vec(1, 0), vec(1, 0, 0, 0)):
+            with pytest.raises(ValueError):
+                adapter.upsert([Record("bad", bad, sc.meta(logical_id="bad"))])
 
     def test_an_as_of_that_is_not_a_calendar_date_is_refused(self, adapter: Adapter) -> None:
         """A filter whose ``as_of`` is a datetime, ISO text or a number raises TypeError, as the policy does; it is

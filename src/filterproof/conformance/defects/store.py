@@ -80,6 +80,17 @@ class ResetKeepsGroupRows(ReferenceAdapter):
         self._changed()
 
 
+class TruncatesLongVectors(ReferenceAdapter):
+    """Checks that a vector is long enough for the index and keeps its first ``dim`` values: a longer vector (a
+    different embedding model's) is stored cut, and answers as another document (the SQLite example's check
+    written ``<`` survived the suite until the check asked a longer vector too: found by its mutation run)."""
+
+    name = "defect-truncates-long-vectors"
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        super().upsert([Record(r.id, np.asarray(r.vector)[:self._dim], r.metadata) for r in records])
+
+
 class DotProductScores(ReferenceAdapter):
     """Scores by dot product, never normalising: right for unit vectors only."""
 
