@@ -20,17 +20,25 @@ import pytest
 from support.paths import ROOT
 from support.processes import UNUSED_PLUGINS
 
+EXAMPLE = ROOT / "examples" / "sqlite-store" / "src"
 SENTINELS: list[dict[str, Any]] = tomllib.loads((ROOT / "bench" / "mutation" / "sentinels.toml").read_text())[
     "sentinel"]
 
 
+PACKAGES = {"src/": ROOT / "src" / "filterproof", "examples/sqlite-store/src/": EXAMPLE / "filterproof_sqlite"}
+"""Where each mutated module's package lives (the sentinel's module begins with the key)."""
+
+
 def mutated_copy(sentinel: dict[str, Any], where: Path) -> Path:
-    """A copy of ``src/filterproof`` under ``where`` with the sentinel's line replaced; the copy's ``src``."""
+    """A copy of filterproof and the example's package under ``where`` with the sentinel's line replaced; the
+    copy's ``src``."""
     src = where / "src"
     # The compiled modules come along (copytree keeps each file's time, which a .pyc is checked against): the
     # child compiles only the mutated module, whose own .pyc files are removed, not the whole package (about 1 s).
-    shutil.copytree(ROOT / "src" / "filterproof", src / "filterproof")
-    path = src / sentinel["module"].removeprefix("src/")
+    for package in PACKAGES.values():
+        shutil.copytree(package, src / package.name)
+    root = next(prefix for prefix in PACKAGES if sentinel["module"].startswith(prefix))
+    path = src / sentinel["module"].removeprefix(root)
     for compiled in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
         compiled.unlink()
     lines = path.read_text().splitlines(keepends=True)
@@ -47,7 +55,7 @@ def judged(sentinel: dict[str, Any], where: Path) -> subprocess.CompletedProcess
     """The sentinel's test, on its backend, run on a mutated copy of the package under ``where``."""
     src = mutated_copy(sentinel, where)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FILTERPROOF_", "PYTEST_"))}
-    env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT / "examples" / "sqlite-store" / "src")])
+    env["PYTHONPATH"] = str(src)
     return subprocess.run([sys.executable, "-m", "pytest", *UNUSED_PLUGINS, "--pyargs", "filterproof.conformance",
                            "--backend", sentinel["backend"], "-k", sentinel["test"], "-x", "-q", "-p",
                            "no:cacheprovider"],
