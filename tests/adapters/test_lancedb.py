@@ -95,19 +95,38 @@ def test_post_filtering_is_short_under_a_selective_filter(spec: str, found: int)
         adapter.close()
 
 
-def test_indexes_are_built_on_the_first_search() -> None:
-    adapter = open_backend("lancedb:index=ivf_flat,index_min_rows=256,num_partitions=2,nprobes=2,index_scalar=true")
-    try:
-        rng = np.random.default_rng(3)
-        adapter.reset(8)
+SCALAR_COLUMNS = {("tenant",), ("status",), ("revision_key",), ("groups",), ("valid_from",), ("valid_until",)}
+
+
+@pytest.mark.parametrize(("spec", "below", "from_min_rows"), [
+    ("lancedb:index=ivf_flat,index_min_rows=256,num_partitions=2,nprobes=2,index_scalar=true", SCALAR_COLUMNS,
+     SCALAR_COLUMNS | {("vector",)}),
+    ("lancedb:index=ivf_flat,index_min_rows=256,num_partitions=2,nprobes=2", set(), {("vector",)}),
+    ("lancedb", set(), set()),  # the default asks for no index: none is built
+])
+def test_indexes_are_built_on_the_first_search_from_index_min_rows(spec: str, below: set[tuple[str, ...]],
+                                                                   from_min_rows: set[tuple[str, ...]]) -> None:
+    """Nothing at the write; at the first search the scalar indexes asked for, and the vector index once the table
+    holds ``index_min_rows`` rows (100 rows: not yet; 300: built)."""
+    adapter = open_backend(spec)
+    rng = np.random.default_rng(3)
+
+    def written(start: int, stop: int) -> None:
         adapter.upsert([Record(f"d{i}", rng.standard_normal(8).astype(np.float32), sc.meta(logical_id=f"l{i}"))
-                        for i in range(300)])
-        assert adapter.table.list_indices() == []  # type: ignore[attr-defined]
+                        for i in range(start, stop)])
+
+    def indexed_after_a_search() -> set[tuple[str, ...]]:
         where = PolicyFilter(sc.principal(), AS_OF, ActiveRevisions.of({("acme", f"l{i}"): 1 for i in range(300)}))
         assert len(adapter.search(rng.standard_normal(8).astype(np.float32), 10, where)) == 10
-        columns = {tuple(i.columns) for i in adapter.table.list_indices()}  # type: ignore[attr-defined]
-        assert columns == {("vector",), ("tenant",), ("status",), ("revision_key",), ("groups",), ("valid_from",),
-                           ("valid_until",)}
+        return {tuple(i.columns) for i in adapter.table.list_indices()}  # type: ignore[attr-defined]
+
+    try:
+        adapter.reset(8)
+        written(0, 100)
+        assert adapter.table.list_indices() == []  # type: ignore[attr-defined]
+        assert indexed_after_a_search() == below
+        written(100, 300)
+        assert indexed_after_a_search() == from_min_rows
         adapter.optimize()  # type: ignore[attr-defined]
     finally:
         adapter.close()
