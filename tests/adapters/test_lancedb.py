@@ -102,6 +102,7 @@ SCALAR_COLUMNS = {("tenant",), ("status",), ("revision_key",), ("groups",), ("va
     ("lancedb:index=ivf_flat,index_min_rows=256,num_partitions=2,nprobes=2,index_scalar=true", SCALAR_COLUMNS,
      SCALAR_COLUMNS | {("vector",)}),
     ("lancedb:index=ivf_flat,index_min_rows=256,num_partitions=2,nprobes=2", set(), {("vector",)}),
+    ("lancedb:index=flat,index_scalar=true,index_min_rows=256", SCALAR_COLUMNS, SCALAR_COLUMNS),  # no vector index
     ("lancedb", set(), set()),  # the default asks for no index: none is built
 ])
 def test_indexes_are_built_on_the_first_search_from_index_min_rows(spec: str, below: set[tuple[str, ...]],
@@ -173,6 +174,21 @@ def test_a_path_is_kept_and_reopened_and_a_temporary_one_removed(tmp_path: Path)
 def test_bad_options_name_the_key(spec: str, message: str) -> None:
     with pytest.raises(OptionError, match=message):
         open_backend(spec)
+
+
+@pytest.mark.parametrize(("spec", "settings"), [
+    ("lancedb:index=ivf_hnsw_sq,refine_factor=3,ef=20,nprobes=4", (3, 20, 4)),
+    ("lancedb:index=ivf_hnsw_sq", (None, None, None)),  # LanceDB's own defaults: nothing set
+])
+def test_the_search_settings_reach_the_query(spec: str, settings: tuple[Any, ...]) -> None:
+    """``refine_factor``, ``ef`` and ``nprobes`` given are set on the LanceDB query; not given, they are not."""
+    adapter = open_backend(spec)
+    try:
+        adapter.reset(4)
+        query = adapter.query(np.ones((1, 4), np.float32), 5, None)  # type: ignore[attr-defined]
+        assert (query._refine_factor, query._ef, query._minimum_nprobes) == settings
+    finally:
+        adapter.close()
 
 
 @pytest.mark.parametrize(("spec", "exact", "tolerance"), [

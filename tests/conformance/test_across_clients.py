@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from filterproof.adapters import Adapter, open_backend
-from filterproof.adapters.base import Capabilities, ReaderSpec
+from filterproof.adapters.base import Capabilities, ReaderSpec, Record
 from filterproof.adapters.lancedb.store import LanceDBAdapter
 from filterproof.adapters.readers import ChildReader, open_reader, reader_spec
 from filterproof.conformance.checks.clients import AcrossClientChecks, follow
@@ -125,3 +126,21 @@ def test_a_reader_whose_store_is_gone_is_one_error_naming_the_backend(tmp_path: 
     shutil.rmtree(tmp_path / "db")
     with pytest.raises(ReaderFailed, match=r"^lancedb: the reader could not open: ReaderFailed: lancedb: no table"):
         ChildReader(spec)
+
+
+@pytest.mark.parametrize("spec", ["lancedb", "milvus", "pgvector", "duckdb"])
+def test_a_store_with_a_second_client_offers_it_once_reset(spec: str) -> None:
+    """Once reset, a built-in store that has a second client gives a reader that answers what the writer wrote. An
+    adapter that lost its reader (``NoSecondClient`` after reset) turns the across-clients checks into skips, which
+    no run reports as a failure: found by the mutation run of ``lancedb/store.py``."""
+    store = open_backend(spec)
+    try:
+        store.reset(2)
+        store.upsert([Record("a", np.array([1.0, 0.0], np.float32), {"tenant": "acme"})])
+        reader = open_reader(store)
+        try:
+            assert [h.id for h in reader.search(np.array([1.0, 0.0], np.float32), 5, None)] == ["a"]
+        finally:
+            reader.close()
+    finally:
+        store.close()

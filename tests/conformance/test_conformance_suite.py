@@ -200,6 +200,7 @@ POINTERS = [
     ("BatchDropsEmptyAnswers", "interleaved", "test_batched_queries_of_interleaved_principals",
         "65 answers to a batch of 69 queries, of which 4 match nothing (at [32, 33, 34, 68])"),
     ("TruncatesLongVectors", "wrong_length", "test_a_vector_of_the_wrong_length_is_refused", "DID NOT RAISE"),
+    ("BatchZipsUnequal", "unequal_lengths", "test_a_batch_of_unequal_lengths_is_refused", "DID NOT RAISE"),
     ("DotProductScores", "cosine_for_vectors", "test_scores_are_cosine_for_vectors_of_any_length",
      "ranked [Hit(id='long'"),
     ("IdsReturnedEscaped", "ids_are_exact", "test_document_ids_are_exact_strings",

@@ -290,6 +290,8 @@ class _ChromaStore(AdapterBase):
     def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
         """One Chroma query per distinct filter (and per batch-size chunk), each with many embeddings."""
         matrix = np.asarray(vectors, dtype=np.float32)
+        if len(matrix) != len(wheres):  # a query or a filter left over would go unasked
+            raise ValueError(f"{len(matrix)} vectors but {len(wheres)} filters")
         results: list[list[Hit]] = [[] for _ in wheres]
         n_results = min(k, self._size())
         if n_results <= 0:

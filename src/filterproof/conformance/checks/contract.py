@@ -8,7 +8,7 @@ from datetime import date, datetime, time, timedelta
 import numpy as np
 import pytest
 
-from filterproof.adapters.base import Adapter, Record, search_many, sync_active
+from filterproof.adapters.base import Adapter, BatchSearch, Record, search_many, sync_active
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import PolicyFilter
 
@@ -73,6 +73,21 @@ class ContractChecks:
         assert [[h.id for h in hits] for hits in batch] == [[h.id for h in hits] for hits in single]
         if where is not None:
             assert [[h.id for h in hits] for hits in batch] == [["a1"], ["b1"], ["b1"]]
+
+    def test_a_batch_of_unequal_lengths_is_refused(self, adapter: Adapter) -> None:
+        """``search_batch`` (when present) given fewer filters than vectors, or more, raises ValueError.
+
+        If this fails: the batch pairs queries and filters with ``zip``, which stops at the shorter: a
+        query or a filter left over is never asked, and a caller who counts the answers is off by one
+        (``zip(..., strict=True)``, or compare the lengths first).
+        """
+        if not isinstance(adapter, BatchSearch):
+            pytest.skip(f"{adapter.name} has no search_batch")
+        three(adapter)
+        queries = np.stack([vec(1, 0, 0), vec(0, 1, 0)])
+        for wheres in ([None], [None, None, None]):
+            with pytest.raises(ValueError):
+                adapter.search_batch(queries, 1, wheres)
 
     def test_reset_empties_the_index(self, adapter: Adapter) -> None:
         """After ``reset`` nothing from before is returned.

@@ -140,6 +140,17 @@ class BatchUsesFirstFilter(ReferenceAdapter):
         return [self.search(vector, k, wheres[0]) for vector in vectors]
 
 
+class BatchZipsUnequal(ReferenceAdapter):
+    """``search_batch`` pairs vectors and filters with ``zip``: given more of one than of the other, it answers the
+    shorter count and says nothing (the LanceDB adapter's length check written ``>`` survived the suite until this
+    check asked: found by its mutation run)."""
+
+    name = "defect-batch-zips-unequal"
+
+    def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
+        return [self.search(vector, k, where) for vector, where in zip(vectors, wheres)]  # noqa: B905 (the defect)
+
+
 class BatchDropsEmptyAnswers(ReferenceAdapter):
     """``search_batch`` leaves out the queries that matched nothing (the answers of a result set grouped by
     query number have no row for them): every later answer moves onto an earlier query."""
