@@ -203,3 +203,31 @@ def test_server_adapter_honours_chroma_url(monkeypatch: pytest.MonkeyPatch, chro
         assert found_ids(adapter, PolicyFilter(sc.principal(), AS_OF, START)) == ["a1"]
     finally:
         adapter.close()
+
+
+def test_a_batch_update_leaves_the_store_as_updates_one_by_one() -> None:
+    """``update_metadata_batch`` (one Chroma ``update`` per batch) ends where one ``update_metadata`` per document
+    ends: an unknown id ignored, a document moved past Chroma's list limit refused (its vector kept), one moved to
+    another group answered under it."""
+    from filterproof.conformance.checks.sizes import huge_groups
+
+    updates = {"a": sc.meta(logical_id="a", groups=["other"]), "b": sc.meta(logical_id="b", groups=huge_groups()),
+               "zz": sc.meta(logical_id="zz")}
+    ends = []
+    for batched in (True, False):
+        store = open_backend("chroma")
+        try:
+            store.reset(3)
+            store.upsert([Record(i, vec(1.0, 0.1 * n, 0.0), sc.meta(logical_id=i)) for n, i in enumerate("abc")])
+            if batched:
+                store.update_metadata_batch(updates)  # type: ignore[attr-defined]
+            else:
+                for doc_id, metadata in updates.items():
+                    store.update_metadata(doc_id, metadata)
+            active = ActiveRevisions.of({(sc.TENANT, i): 1 for i in ("a", "b", "c", "zz")})
+            asked = [PolicyFilter(Principal(sc.TENANT, (g,)), AS_OF, active) for g in ("other", sc.GROUP)]
+            ends.append(([set(found_ids(store, w)) for w in asked],
+                         sorted(store.not_indexable())))  # type: ignore[attr-defined]
+        finally:
+            store.close()
+    assert ends[0] == ends[1] == ([{"a"}, {"c"}], ["b"])

@@ -19,12 +19,13 @@ import numpy as np
 import pytest
 
 from filterproof.adapters import Adapter, open_backend
-from filterproof.adapters.base import Capabilities, ReaderSpec, Record
+from filterproof.adapters.base import Capabilities, ReaderSpec, Record, update_many
 from filterproof.adapters.lancedb.store import LanceDBAdapter
 from filterproof.adapters.readers import ChildReader, open_reader, reader_spec
 from filterproof.conformance.checks.clients import AcrossClientChecks, follow
 from filterproof.conformance.defects import ReaderCachesResults, ReaderRefreshesLate
 from filterproof.conformance.suite import AdapterFixtures
+from filterproof.errors import NoSecondClient
 
 CHROMA_SNAPSHOT = ("finding: chromadb 1.5.9, a PersistentClient in another process reads metadata fresh but its "
                    "vector index as loaded: a deleted document still returned unfiltered, and after the writer adds "
@@ -142,5 +143,28 @@ def test_a_store_with_a_second_client_offers_it_once_reset(spec: str) -> None:
             assert [h.id for h in reader.search(np.array([1.0, 0.0], np.float32), 5, None)] == ["a"]
         finally:
             reader.close()
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("spec", ["lancedb", "milvus", "pgvector", "duckdb", "chroma"])
+def test_a_reader_refuses_every_write_the_batch_update_too(spec: str, tmp_path: Path) -> None:
+    """A reader never writes (a reader that wrote would hide what it misses): reset, upsert, delete, update_metadata
+    and update_metadata_batch each raise NoSecondClient, and the writer's document is as it was."""
+    options = {"path": str(tmp_path)} if spec == "chroma" else {}
+    store = open_backend(spec, options)
+    try:
+        store.reset(2)
+        store.upsert([Record("a", np.array([1.0, 0.0], np.float32), {"tenant": "acme"})])
+        reader = open_reader(store)
+        try:
+            for write in (lambda: reader.reset(2), lambda: reader.upsert([]), lambda: reader.delete(["a"]),
+                          lambda: reader.update_metadata("a", {"tenant": "beta"}),
+                          lambda: update_many(reader, {"a": {"tenant": "beta"}})):
+                with pytest.raises(NoSecondClient):
+                    write()
+        finally:
+            reader.close()
+        assert [h.id for h in store.search(np.array([1.0, 0.0], np.float32), 5, None)] == ["a"]
     finally:
         store.close()

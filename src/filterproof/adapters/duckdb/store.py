@@ -50,6 +50,7 @@ from filterproof.adapters.duckdb.options import DuckDBOptions
 from filterproof.adapters.duckdb.owned import mark, owned, table_mark
 from filterproof.adapters.duckdb.sql import DATES
 from filterproof.adapters.ownership import Marker, claim
+from filterproof.adapters.readers import ReadOnly
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
 from filterproof.adapters.searchpath import SearchPath
 from filterproof.embedding.spaces import unit_rows
@@ -320,7 +321,7 @@ class DuckDBAdapter(AdapterBase):
                                 "file)" if self.options.path else "an in-memory database"))
 
 
-class DuckDBReader:
+class DuckDBReader(ReadOnly):
     """A second connection to the writer's database (``cursor``): it searches with the writer's queries."""
 
     name = "duckdb-reader"

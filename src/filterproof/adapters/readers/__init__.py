@@ -82,6 +82,9 @@ class ReadOnly:
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         self._refuse("update metadata")
 
+    def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        self._refuse("update metadata")  # the writer's batch (LanceDB, DuckDB, Chroma) would write through a reader
+
     def set_active_revisions(self, active: Any) -> None:
         """A reader of a flag-encoded store reads the flags the writer wrote; the map comes with each query."""
 
