@@ -100,8 +100,8 @@ from filterproof.errors import AdapterError, NoSecondClient
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
 __all__ = ["Adapter", "AdapterBase", "AdapterError", "BatchSearch", "Capabilities", "Hit", "NoSecondClient",
-           "Optimizable", "Reader", "ReaderSpec", "Record", "RevisionSync", "SecondClient", "optimize", "records_of",
-           "search_many", "staleness_bound", "sync_active"]
+           "Optimizable", "Reader", "ReaderSpec", "Record", "RevisionSync", "SecondClient", "check_batch", "optimize",
+           "records_of", "search_many", "staleness_bound", "sync_active"]
 
 
 @dataclass(frozen=True)
@@ -148,15 +148,17 @@ class Capabilities:
         for name in ("native_filter", "exact", "persistent", "lifecycle"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"Capabilities.{name} is True or False, got {getattr(self, name)!r}")
-        for name, value, upper in (("recall_tolerance", self.recall_tolerance, 1.0),
-                                   ("staleness_bound_s", self.staleness_bound_s, math.inf)):
-            if name == "staleness_bound_s" and value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise TypeError(f"Capabilities.{name} is a number, got {value!r}")
-            if not (0.0 <= value <= upper and math.isfinite(value)):
-                raise ValueError(f"Capabilities.{name} is finite, at least 0" + (" and at most 1" if upper == 1.0
-                                 else " (seconds)") + f": got {value!r}")
+        _declared_number("recall_tolerance", self.recall_tolerance, 1.0, "a share from 0 to 1")
+        if self.staleness_bound_s is not None:
+            _declared_number("staleness_bound_s", self.staleness_bound_s, math.inf, "seconds, at least 0")
+
+
+def _declared_number(field: str, value: object, upper: float, what: str) -> None:
+    """``Capabilities.<field>`` is a finite number from 0 to ``upper`` (a bool is no number here)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"Capabilities.{field} is a number, got {value!r}")
+    if not (math.isfinite(value) and 0.0 <= value <= upper):
+        raise ValueError(f"Capabilities.{field} is finite, {what}: got {value!r}")
 
 
 @runtime_checkable
@@ -300,8 +302,7 @@ class AdapterBase(ABC):
 
     def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
         """One ``search`` per query; stores with a batch API override this."""
-        if len(vectors) != len(wheres):
-            raise ValueError(f"{len(vectors)} vectors but {len(wheres)} filters")
+        check_batch(vectors, wheres)
         return [self.search(vector, k, where) for vector, where in zip(vectors, wheres, strict=True)]
 
     def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
@@ -334,6 +335,13 @@ class AdapterBase(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def check_batch(vectors: Sequence[Any] | np.ndarray, wheres: Sequence[PolicyFilter | None]) -> None:
+    """A batch takes one filter per vector: unequal lengths raise ValueError (``zip`` would drop a query or a
+    filter left over, and every later answer would be counted against the wrong query)."""
+    if len(vectors) != len(wheres):
+        raise ValueError(f"{len(vectors)} vectors but {len(wheres)} filters")
 
 
 def search_many(

@@ -53,7 +53,7 @@ import chromadb
 import numpy as np
 from chromadb.errors import NotFoundError
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, by_filter
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, by_filter, check_batch
 from filterproof.adapters.chroma.clients import client_settings, http_client
 from filterproof.adapters.chroma.language import Where
 from filterproof.adapters.chroma.limits import KEYS_PER_FILTER, refusal
@@ -304,8 +304,7 @@ class _ChromaStore(AdapterBase):
     def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
         """One Chroma query per distinct filter (and per batch-size chunk), each with many embeddings."""
         matrix = np.asarray(vectors, dtype=np.float32)
-        if len(matrix) != len(wheres):  # a query or a filter left over would go unasked
-            raise ValueError(f"{len(matrix)} vectors but {len(wheres)} filters")
+        check_batch(matrix, wheres)
         results: list[list[Hit]] = [[] for _ in wheres]
         n_results = min(k, self._size())
         if n_results <= 0:

@@ -46,7 +46,7 @@ import pyarrow as pa
 from lancedb.index import Bitmap, BTree, IvfFlat, IvfHnswSq, IvfPq, LabelList
 
 from filterproof.adapters import textcodec
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter, check_batch
 from filterproof.adapters.lancedb import where as lw
 from filterproof.adapters.lancedb.options import LanceDBOptions
 from filterproof.adapters.lancedb.owned import mark_of, marked, owned
@@ -304,8 +304,7 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         return self.search_batch(np.asarray(vector, dtype=np.float32)[None, :], k, [where])[0]
 
     def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
-        if len(vectors) != len(wheres):
-            raise ValueError(f"{len(vectors)} vectors but {len(wheres)} filters")
+        check_batch(vectors, wheres)
         results: list[list[Hit]] = [[] for _ in wheres]
         if k <= 0 or not len(wheres):
             return results

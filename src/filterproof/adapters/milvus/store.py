@@ -37,7 +37,7 @@ import numpy as np
 from pymilvus import MilvusClient, MilvusException
 
 from filterproof.adapters import textcodec
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter, check_batch
 from filterproof.adapters.milvus import expr as mx
 from filterproof.adapters.milvus.collection import index_params, schema, search_params
 from filterproof.adapters.milvus.limits import refusal
@@ -262,8 +262,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         return self.search_batch(np.asarray(vector, dtype=np.float32)[None, :], k, [where])[0]
 
     def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
-        if len(vectors) != len(wheres):
-            raise ValueError(f"{len(vectors)} vectors but {len(wheres)} filters")
+        check_batch(vectors, wheres)
         results: list[list[Hit]] = [[] for _ in wheres]
         if k <= 0 or not len(wheres):
             return results

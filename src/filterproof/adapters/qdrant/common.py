@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, check_batch
 from filterproof.adapters.filterlang import Cond
 from filterproof.adapters.options import AdapterOptions
 from filterproof.adapters.qdrant.compiler import PolicyCompiler
@@ -133,8 +133,7 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         return self.search_batch(np.asarray(vector)[None, :], k, [where])[0]
 
     def search_batch(self, vectors: np.ndarray, k: int, wheres: Sequence[PolicyFilter | None]) -> list[list[Hit]]:
-        if len(vectors) != len(wheres):
-            raise ValueError(f"{len(vectors)} vectors but {len(wheres)} filters")
+        check_batch(vectors, wheres)
         if k <= 0:
             return [[] for _ in wheres]
         rows = [self._vector(v, "query") for v in vectors]
