@@ -231,3 +231,57 @@ def test_a_batch_update_leaves_the_store_as_updates_one_by_one() -> None:
         finally:
             store.close()
     assert ends[0] == ends[1] == ([{"a"}, {"c"}], ["b"])
+
+
+@pytest.mark.parametrize("revision", ["query", "flag"])
+def test_every_call_is_cut_into_chromas_batches(revision: str) -> None:
+    """Chroma takes at most ``get_max_batch_size()`` items a call (5,461 here), so upserts, deletes, batch updates,
+    flag rewrites and batched searches are cut into chunks of that many; the suite's worlds never reach it. With
+    the batch size at 3, a store of 11 documents ends where the reference ends (a chunking that lost a slice,
+    ``start | size`` for ``start + size``, survived the suite: #44)."""
+    stores = [open_backend("chroma", {"revision": revision}), open_backend("reference")]
+    stores[0]._batch = 3  # type: ignore[attr-defined]
+    ids = [f"d{n}" for n in range(11)]
+    ends = []
+    try:
+        for store in stores:
+            store.reset(3)
+            active = ActiveRevisions.of({(sc.TENANT, i): 1 for i in ids})
+            store.set_active_revisions(active)
+            store.upsert([Record(i, vec(1.0, 0.1 * n, 0.01 * n * n), sc.meta(logical_id=i)) for n, i in enumerate(ids)])
+            store.update_metadata_batch({i: sc.meta(logical_id=i, groups=["other"]) for i in ids[:7]})  # type: ignore[attr-defined]
+            store.delete(ids[9:])
+            active = ActiveRevisions.of({**{(sc.TENANT, i): 1 for i in ids[1:]}, (sc.TENANT, ids[0]): 2})
+            store.set_active_revisions(active)
+            asked = [PolicyFilter(Principal(sc.TENANT, (g,)), AS_OF, active) for g in ("other", sc.GROUP)] * 4
+            queries = np.stack([vec(1.0, 0.1 * n, 0.0) for n in range(len(asked))])
+            ends.append([sorted(h.id for h in hits) for hits in store.search_batch(queries, 20, asked)])
+    finally:
+        for store in stores:
+            store.close()
+    assert ends[0] == ends[1]
+    assert ends[0][:2] == [ids[1:7], ids[7:9]]
+
+
+def test_a_rerun_on_one_path_leaves_no_segment_directories_behind(tmp_path: Any) -> None:
+    """Chroma's ``delete_collection`` forgets a collection's segments but leaves their directories on disk
+    (``PATH/<segment uuid>/``), so every run on one path would add some: the adapter removes the directories of
+    the collection it drops, and nothing else (a directory of the user's survives)."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "keep.txt").write_text("the user's")
+
+    def segments() -> set[str]:
+        return {p.name for p in tmp_path.iterdir() if p.is_dir() and p.name != "notes"}
+
+    after = []
+    for _ in range(3):
+        store = open_backend("chroma", {"path": str(tmp_path)})
+        try:
+            store.reset(3)
+            store.upsert([Record(f"d{n}", vec(1.0, 0.1 * n, 0.0), sc.meta(logical_id=f"d{n}")) for n in range(5)])
+            assert len(store.search(vec(1.0, 0.0, 0.0), 5, None)) == 5
+        finally:
+            store.close()
+        after.append(segments())
+    assert after[0] and len(after[0]) == len(after[1]) == len(after[2]), after
+    assert (tmp_path / "notes" / "keep.txt").read_text() == "the user's"

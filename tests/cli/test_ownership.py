@@ -45,8 +45,8 @@ def compare(spec: str) -> Any:
     return CliRunner().invoke(app, ["compare", LAB, "-b", spec, "--no-cases", "--in-process"])
 
 
-def refused(result: Any, what: str) -> None:
-    one_line_error(result, what, "was not created by filterproof", "replace=true")
+def refused(result: Any, *what: str) -> None:
+    one_line_error(result, *what, "was not created by filterproof", "replace=true")
 
 
 # -- the user's stores ------------------------------------------------------------------------------------------
@@ -219,9 +219,12 @@ def test_chroma_refuses_the_users_collections_in_a_directory_and_on_a_server(
     remote = chroma_snapshot(lambda: http_client(user_chroma_server), ("docs",))
     expected = local(), remote()
     monkeypatch.setenv("CHROMA_URL", user_chroma_server)
-    refused(compare(f"chroma:path={path},collection=docs"), "collection 'docs'")
-    refused(compare(f"chroma:path={path}"), "collection 'filterproof'")
-    refused(compare("chroma-server:collection=docs"), "collection 'docs'")
+    # Each line names the object and where it is, and the way on: another name, or another path where the name
+    # was the default one.
+    refused(compare(f"chroma:path={path},collection=docs"), f"collection 'docs' in {path} exists", "collection=NAME")
+    refused(compare(f"chroma:path={path}"), f"collection 'filterproof' in {path} exists",
+            "another collection=NAME or another path")
+    refused(compare("chroma-server:collection=docs"), "chroma-server: collection 'docs' exists")
     for spec in (f"chroma:path={path},collection=ours", "chroma-server"):
         result = compare(spec)
         assert result.exit_code == 0, result.output
@@ -277,6 +280,35 @@ def test_qdrant_edge_refuses_a_users_edge_shard_directory(tmp_path: Path) -> Non
     (other / "keep.txt").write_text("the user's")
     assert compare(f"qdrant-edge:path={other}").exit_code == 0
     assert (other / "keep.txt").read_text() == "the user's"
+
+
+def test_a_writer_opened_on_a_users_object_refuses_before_its_first_call(
+        tmp_path: Path, user_lancedb: Path, user_milvus: str, user_qdrant: Path, user_duckdb: Path,
+        user_postgres: str) -> None:
+    """Opening a writer on a user's object raises ``NotOurs`` at once, not at its first ``reset``: an adapter
+    that only checked there would hand a caller that writes before resetting (``upsert``, ``delete``,
+    ``update_metadata``) the user's own collection. Found by a mutant of Chroma's writer that skipped the check
+    when opened (#44): every ``compare`` and suite run still refused, at ``reset``."""
+    import chromadb
+
+    from filterproof.adapters.chroma.clients import client_settings
+    from filterproof.adapters.ownership import NotOurs
+    from filterproof.adapters.registry import open_backend
+
+    chroma = tmp_path / "chroma"
+    user_collections(chromadb.PersistentClient(path=str(chroma), settings=client_settings()), ("docs",))
+    specs = [f"chroma:path={chroma},collection=docs", f"lancedb:path={user_lancedb},table=docs",
+             f"milvus:uri={user_milvus},collection=docs", f"qdrant-local:path={user_qdrant}",
+             f"duckdb:path={user_duckdb},table=docs", f"pgvector:dsn={user_postgres},table=docs"]
+    opened = []
+    for spec in specs:
+        try:
+            adapter = open_backend(spec)
+        except NotOurs:
+            continue
+        adapter.close()
+        opened.append(spec)
+    assert not opened, f"opened on a user's object without refusing: {opened}"
 
 
 # -- the conformance suite: refused in one line, exit 2 ---------------------------------------------------------
