@@ -112,6 +112,24 @@ def test_a_path_store_is_used_and_reset_empties_it(local_store: Adapter, tmp_pat
     assert tmp_path.exists()  # the caller's directory is never removed
 
 
+def test_qdrant_local_keeps_its_collection_after_close(tmp_path: Any) -> None:
+    """Under ``path=`` the collection outlives the adapter: another client of the path finds every point (it is
+    dropped only by the next run's ``reset``, or by ``filterproof clean``, which reads its marker)."""
+    from qdrant_client import QdrantClient
+
+    adapter = open_backend("qdrant-local", {"path": str(tmp_path)})
+    try:
+        adapter.reset(3)
+        adapter.upsert([Record(f"d{n}", vec(1, 0.1 * n, 0), sc.meta(logical_id=f"d{n}")) for n in range(4)])
+    finally:
+        adapter.close()
+    client = QdrantClient(path=str(tmp_path))
+    try:
+        assert client.count("filterproof").count == 4
+    finally:
+        client.close()
+
+
 # -- qdrant-edge: real HNSW, built by optimize() -----------------------------------
 
 

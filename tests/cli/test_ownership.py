@@ -258,7 +258,8 @@ def test_qdrant_local_refuses_a_users_collection_of_its_default_name(user_qdrant
     """qdrant-local keeps one collection, ``filterproof``: a user's collection of that name is refused, its
     storage byte for byte unchanged; a directory holding only other collections runs beside them."""
     before = files(user_qdrant)
-    refused(compare(f"qdrant-local:path={user_qdrant}"), "collection 'filterproof'")
+    refused(compare(f"qdrant-local:path={user_qdrant}"), f"collection 'filterproof' in {user_qdrant} exists",
+            "another path")
     assert {k: v for k, v in files(user_qdrant).items() if k != ".filterproof.lock"} == before
     other = qdrant_directory(tmp_path / "other", ("docs",))
     docs = files(other / "collection" / "docs")
