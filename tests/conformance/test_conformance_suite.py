@@ -164,6 +164,9 @@ POINTERS = [
     ("RefusalOutlivesTheDocument", "test_sizes", "test_sizes",
      "[a refused document's lifecycle] after update_metadata brought it within the limits (1 group): "
      "not_indexable() names ['huge'], which is within every limit"),
+    ("BtreeRefusalOutlivesTheDocument", "test_sizes", "test_sizes",
+     "[a refused document's lifecycle] after update_metadata brought it within the limits (an ordinary tenant): "
+     "not_indexable() names ['huge'], which is within every limit"),
     ("GroupSlots", "identity_twins", "test_identity_twins?group?",
      "[group many on one document, every key in the map] tenant 'acme' groups ('h08',) as of 2026-09-08: eligible "
      "but NOT returned (missing): many: "),

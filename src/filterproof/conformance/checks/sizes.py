@@ -228,7 +228,7 @@ def size_failures(adapter: Adapter, progress: Progress | None = None) -> list[st
         found += world.failures(adapter)
     if progress is not None:
         progress.note("a refused document's lifecycle", force=True)
-    return found + refusal_failures(adapter, huge_groups())
+    return found + refusal_failures(adapter, huge_groups(), long_text("long tenant"))
 
 
 class SizeChecks:

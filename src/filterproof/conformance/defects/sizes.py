@@ -162,6 +162,20 @@ class RefusalOutlivesTheDocument(ReferenceAdapter):
         return dict(self._refused)
 
 
+
+class BtreeRefusalOutlivesTheDocument(RefusalOutlivesTheDocument):
+    """The same stale refusal, at pgvector's limit: refuses a document whose tenant is longer than a btree entry
+    holds (2,692 bytes) and never forgets it. The lifecycle stepped only with a document past Chroma's limit
+    (10,000 groups, which pgvector holds) never met it: a mutant of pgvector's ``delete`` that kept the record
+    survived the suite (#44)."""
+
+    name = "defect-btree-refusal-outlives-the-document"
+    BYTES = 2_692
+
+    def _past(self, metadata: Mapping[str, Any]) -> bool:
+        tenant = metadata.get("tenant")
+        return isinstance(tenant, str) and len(tenant.encode("utf-8", "surrogatepass")) > self.BYTES
+
 class ComparesPrefixes(RowPredicate):
     """Compares identities by their first 1,024 characters (a fixed-width column, an index on a prefix): two long
     tenants or groups that differ later are one."""
