@@ -175,3 +175,22 @@ def test_an_empty_table_and_k_zero_answer_nothing(store: Adapter) -> None:
     assert store.search(vec(1, 0), 5, None) == []
     store.upsert([Record("a", np.array([1, 0], np.float32), sc.meta())])
     assert store.search(vec(1, 0), 0, None) == []
+
+
+@pytest.mark.parametrize("spec", ["duckdb", "duckdb:index=hnsw"])
+def test_a_store_of_one_dimension_and_none(spec: str) -> None:
+    """``reset(1)`` makes a store of one-dimensional vectors (cosine: the sign), ``reset(0)`` is refused with
+    ValueError before anything is written (a mutant that refused one dimension too passed the suite, whose worlds
+    have two or more)."""
+    store = open_backend(spec)
+    try:
+        with pytest.raises(ValueError, match="dimension must be positive"):
+            store.reset(0)
+        store.reset(1)
+        store.upsert([Record("up", np.array([2.0], dtype=np.float32), sc.meta(logical_id="up")),
+                      Record("down", np.array([-0.5], dtype=np.float32), sc.meta(logical_id="down"))])
+        hits = store.search(np.array([1.0], dtype=np.float32), 2, None)
+        assert [h.id for h in hits] == ["up", "down"]
+        assert [round(h.score, 6) for h in hits] == [1.0, -1.0]
+    finally:
+        store.close()
