@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from filterproof.adapters.base import Hit, Record
+from filterproof.adapters.pgvector.limits import refusal as btree_refusal
 from filterproof.adapters.reference import ReferenceAdapter
 from filterproof.adapters.refusals import Refusals
 from filterproof.conformance.defects.clauses import RowPredicate
@@ -162,7 +163,6 @@ class RefusalOutlivesTheDocument(ReferenceAdapter):
         return dict(self._refused)
 
 
-
 class BtreeRefusalOutlivesTheDocument(RefusalOutlivesTheDocument):
     """The same stale refusal, at pgvector's limit: refuses a document whose tenant is longer than a btree entry
     holds (2,692 bytes) and never forgets it. The lifecycle stepped only with a document past Chroma's limit
@@ -170,11 +170,9 @@ class BtreeRefusalOutlivesTheDocument(RefusalOutlivesTheDocument):
     survived the suite (#44)."""
 
     name = "defect-btree-refusal-outlives-the-document"
-    BYTES = 2_692
 
     def _past(self, metadata: Mapping[str, Any]) -> bool:
-        tenant = metadata.get("tenant")
-        return isinstance(tenant, str) and len(tenant.encode("utf-8", "surrogatepass")) > self.BYTES
+        return btree_refusal({"tenant": metadata.get("tenant")}) is not None
 
 class ComparesPrefixes(RowPredicate):
     """Compares identities by their first 1,024 characters (a fixed-width column, an index on a prefix): two long
