@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import hashlib
 import importlib.metadata
 import json
@@ -40,6 +41,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from support.processes import descendants  # noqa: E402  (the tests' reading of /proc: every process below a pid)
+
 HERE = Path(__file__).resolve().parent
 RESULTS = ROOT / "bench" / "results" / "mutation"
 PYTHON = sys.executable
@@ -180,11 +184,14 @@ def run_one(mutant: Mutant, where: Path, command: str, timeout: float) -> tuple[
     env = environment(where)
     args = [COSMIC_RAY, "mutate-and-test", mutant.module, mutant.operator, str(mutant.occurrence), command]
     worker = subprocess.Popen(args, cwd=where, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                              start_new_session=True)  # its own group: a timeout stops the suite it started too
+                              start_new_session=True)
     try:
         stdout, _ = worker.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(worker.pid, signal.SIGKILL)
+        # cosmic-ray starts the suite in a session of its own: killing the group would leave it running at full CPU
+        for pid in [worker.pid, *descendants(worker.pid)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         worker.communicate()
         subprocess.run(["git", "-C", str(where), "checkout", "-q", "--", mutant.module], check=True)
         return "killed (timeout)", mutant.before, mutant.after, ""
