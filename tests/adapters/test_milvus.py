@@ -128,6 +128,30 @@ def test_a_zero_vector_scores_zero_and_k_beyond_the_collection_is_clamped(store:
     assert [h.id for h in hits] == ["a", "z"] and hits[1].score == 0.0
 
 
+@pytest.mark.parametrize(("spec", "exact", "path"), [
+    ("milvus", True, "exact scan"), ("milvus:index=flat", True, "exact scan"), ("milvus:index=hnsw", False, None),
+    ("milvus:index=ivf_flat", False, None), ("milvus:index=autoindex", False, None),
+])
+def test_capabilities_and_the_search_path_follow_the_index(spec: str, exact: bool, path: str | None) -> None:
+    """A FLAT index scores every vector the filter admits: exact, no tolerance, and the exact scan declared and
+    explained; an ANN index promises neither and Milvus does not say which path a search took. Every index filters
+    natively and keeps a document's lifecycle (the suite skips what a store declares off: a claim dropped here
+    would turn checks into skips, not failures). The spec's text, not a literal, names the index."""
+    pytest.importorskip("milvus_lite")
+    from filterproof.adapters.milvus.store import RECALL_TOLERANCE
+    from filterproof.adapters.registry import open_backend
+
+    adapter = open_backend(spec)
+    try:
+        caps = adapter.capabilities
+        assert (caps.native_filter, caps.lifecycle) == (True, True)
+        assert (caps.exact, caps.recall_tolerance, caps.search_path) == (exact, 0.0 if exact else RECALL_TOLERANCE,
+                                                                          path)
+        assert adapter.explain(VECTOR, 5, None).kind == (path or "unknown")  # type: ignore[attr-defined]
+    finally:
+        adapter.close()
+
+
 def test_close_releases_milvus_lite_so_another_process_opens_the_file(tmp_path: Path) -> None:
     """``MilvusClient.close()`` alone leaves the in-process server running and the file locked (milvus-lite#227):
     the adapter's close releases it, so a process started afterwards opens the same file."""

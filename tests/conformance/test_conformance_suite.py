@@ -203,6 +203,14 @@ POINTERS = [
     ("BatchDropsEmptyAnswers", "interleaved", "test_batched_queries_of_interleaved_principals",
         "65 answers to a batch of 69 queries, of which 4 match nothing (at [32, 33, 34, 68])"),
     ("TruncatesLongVectors", "wrong_length", "test_a_vector_of_the_wrong_length_is_refused", "DID NOT RAISE"),
+    ("DeletesOneSliceOnly", "past_a_thousand", "test_one_call_past_a_thousand_changes",
+     "after one delete of 1,040 documents: the principal of groups 'g20' .. 'g25' read 10 documents it must not (a "
+     "leak): bulk-1250 (deleted)"),
+    ("UpdatesOneSliceOnly", "past_a_thousand", "test_one_call_past_a_thousand_changes",
+     "after one update_many moving 1,040 documents to another group: the principal of groups 'g20' .. 'g25' read "
+     "40 documents it must not (a leak): bulk-1251 (in group 'h25')"),
+    ("FitsQueriesToTheIndex", "query_vector_of_the_wrong", "test_a_query_vector_of_the_wrong_length_is_refused",
+     "DID NOT RAISE"),
     ("BatchZipsUnequal", "unequal_lengths", "test_a_batch_of_unequal_lengths_is_refused", "DID NOT RAISE"),
     ("DotProductScores", "cosine_for_vectors", "test_scores_are_cosine_for_vectors_of_any_length",
      "ranked [Hit(id='long'"),

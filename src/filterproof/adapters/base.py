@@ -13,7 +13,8 @@ stays on our side of the line. The whole contract:
 * ``delete(ids)`` removes documents; unknown ids are ignored.
 * ``update_metadata(id, metadata)`` replaces a document's metadata as a whole
   (revoke a group, supersede a revision); its vector is unchanged.
-* ``search(vector, k, where)`` returns at most ``k`` hits, best first, as
+* ``search(vector, k, where)`` (``vector`` of ``dim`` floats; another length raises
+  ``ValueError``) returns at most ``k`` hits, best first, as
   ``Hit(id, score)`` with ``score`` the cosine similarity (higher is better).
   ``k`` is clamped: when the filter admits fewer than ``k`` documents (or the
   collection holds fewer), all of them come back, never an error and never padding;

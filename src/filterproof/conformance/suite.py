@@ -31,6 +31,7 @@ from collections.abc import Iterator
 import pytest
 
 from filterproof.adapters.base import Adapter
+from filterproof.conformance.checks.bulk import BulkChecks
 from filterproof.conformance.checks.clients import AcrossClientChecks
 from filterproof.conformance.checks.contract import ContractChecks
 from filterproof.conformance.checks.dates import DateChecks
@@ -67,7 +68,7 @@ class AdapterFixtures:
         return native
 
 
-class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, PlacementChecks, GeneratedChecks, LifecycleChecks,
-                              VectorChecks, IdChecks, ContractChecks, FixtureChecks, SizeChecks, TwinChecks,
-                              IdentityChecks, DateChecks, AdapterFixtures):
+class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, PlacementChecks, GeneratedChecks, BulkChecks,
+                              LifecycleChecks, VectorChecks, IdChecks, ContractChecks, FixtureChecks, SizeChecks,
+                              TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""

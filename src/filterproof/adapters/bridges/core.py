@@ -180,6 +180,17 @@ class BridgeAdapter(AdapterBase):
         if vector is not None:  # unknown ids are ignored, as by the reference
             self.upsert([Record(id, vector, dict(metadata))])
 
+    def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        """One remove and one add through the framework for every known document (a permissions job's bulk
+        change), not one of each per document: a framework's Chroma add re-indexes a call's vectors at once."""
+        records = []
+        for id, metadata in updates.items():
+            vector = self._vectors.get(id, self._refused.vector(id))
+            if vector is not None:
+                records.append(Record(id, vector, dict(metadata)))
+        if records:
+            self.upsert(records)
+
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         query = self._checked(vector, "query")
         if k <= 0 or not self._vectors:

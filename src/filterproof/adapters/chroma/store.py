@@ -305,6 +305,8 @@ class _ChromaStore(AdapterBase):
         """One Chroma query per distinct filter (and per batch-size chunk), each with many embeddings."""
         matrix = np.asarray(vectors, dtype=np.float32)
         check_batch(matrix, wheres)
+        if self._dim is not None and matrix.shape[1:] != (self._dim,):  # Chroma's own error is no ValueError
+            raise ValueError(f"query: vectors have shape {matrix.shape[1:]}, index takes ({self._dim},)")
         results: list[list[Hit]] = [[] for _ in wheres]
         n_results = min(k, self._size())
         if n_results <= 0:

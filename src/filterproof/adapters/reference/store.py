@@ -142,7 +142,10 @@ class ReferenceAdapter(AdapterBase):
             # Exact TF-IDF rows are almost all zeros: a sparse product reads only the weights.
             if stacked.size and np.count_nonzero(stacked) < SPARSE_BELOW * stacked.size:
                 self._matrix = sparse.csr_matrix(self._matrix)
-        query = unit_rows(np.asarray(vector, dtype=np.float32)[None, :])[0]
+        query = np.asarray(vector, dtype=np.float32)
+        if query.shape != (self._dim,):
+            raise ValueError(f"query: vector has shape {query.shape}, index takes ({self._dim},)")
+        query = unit_rows(query[None, :])[0]
         return np.asarray(self._matrix @ query).ravel()
 
     def mask(self, where: PolicyFilter) -> np.ndarray:

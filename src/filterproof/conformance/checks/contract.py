@@ -131,6 +131,22 @@ class ContractChecks:
             with pytest.raises(ValueError):
                 adapter.upsert([Record("bad", bad, sc.meta(logical_id="bad"))])
 
+    def test_a_query_vector_of_the_wrong_length_is_refused(self, adapter: Adapter) -> None:
+        """A search whose vector is not the index's dimension, shorter or longer, raises ValueError: filtered or
+        not, alone or in a batch.
+
+        If this fails: check the query's shape before searching, as an upsert's; a store that pads or cuts the
+        query answers a question embedded by another model as if it were of this one (and an engine's own error
+        type is no ValueError: Chroma's InvalidArgumentError is not one).
+        """
+        where = three(adapter)
+        for bad in (vec(1, 0), vec(1, 0, 0, 0)):
+            for filtered in (None, where):
+                with pytest.raises(ValueError):
+                    adapter.search(bad, 10, filtered)
+                with pytest.raises(ValueError):
+                    search_many(adapter, np.stack([bad, bad]), 10, [filtered, filtered])
+
     def test_an_as_of_that_is_not_a_calendar_date_is_refused(self, adapter: Adapter) -> None:
         """A filter whose ``as_of`` is a datetime, ISO text or a number raises TypeError, as the policy does; it is
         never answered.

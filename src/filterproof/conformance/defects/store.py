@@ -15,6 +15,9 @@ from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter, ReferenceOptions
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
+SLICE = 1_000
+"""The slice of a bulk call the slicing defects cut at (Milvus's ids a delete, LanceDB's rows read back)."""
+
 
 class AppendsOnUpsert(ReferenceAdapter):
     """Upserting an existing id appends a second row: the old metadata stays searchable, the id comes twice."""
@@ -89,6 +92,47 @@ class TruncatesLongVectors(ReferenceAdapter):
 
     def upsert(self, records: Sequence[Record]) -> None:
         super().upsert([Record(r.id, np.asarray(r.vector)[:self._dim], r.metadata) for r in records])
+
+
+class FitsQueriesToTheIndex(ReferenceAdapter):
+    """Pads a shorter query vector with zeros and cuts a longer one to the index's dimension, and answers: a
+    question embedded by another model ranks as if it were of this one (Milvus's query check written ``>`` let a
+    shorter vector through, and only Milvus's own error stopped it: found by the mutation run of its store)."""
+
+    name = "defect-fits-queries-to-the-index"
+
+    def scores(self, vector: np.ndarray) -> np.ndarray:
+        fitted = np.zeros(self._dim, dtype=np.float32)
+        given = np.asarray(vector, dtype=np.float32)[:self._dim]
+        fitted[:len(given)] = given
+        return super().scores(fitted)
+
+
+class DeletesOneSliceOnly(ReferenceAdapter):
+    """Deletes in slices of 1,000 ids with the end of each slice written ``start | 1000``: the second slice is
+    empty, and the ids past the first thousand of one call stay readable (Milvus's delete so mutated passed every
+    check until the suite made one call of more than a thousand changes: found by its mutation run)."""
+
+    name = "defect-deletes-one-slice-only"
+
+    def delete(self, ids: Sequence[str]) -> None:
+        unique = list(dict.fromkeys(ids))
+        for start in range(0, len(unique), SLICE):
+            super().delete(unique[start:start | SLICE])
+
+
+class UpdatesOneSliceOnly(ReferenceAdapter):
+    """Rewrites a bulk update a slice of 1,000 documents at a time with the end of each slice written
+    ``start ^ 1000``: every slice after the first is empty, and a bulk revoke leaves the rest of the documents
+    readable (LanceDB's read-back of the rows to rewrite, so mutated: found by its mutation run)."""
+
+    name = "defect-updates-one-slice-only"
+
+    def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        items = list(updates.items())
+        for start in range(0, len(items), SLICE):
+            for id, metadata in items[start:start ^ SLICE]:
+                self.update_metadata(id, metadata)
 
 
 class DotProductScores(ReferenceAdapter):
