@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 import pytest
 
@@ -88,8 +88,12 @@ def test_unknown_input_raises(bad: Principal) -> None:
         lf.compile_filters(PolicyFilter(bad, AS_OF, policy().active), "list")
     with pytest.raises(TypeError):
         lf.compile_filters("tenant == acme", "list")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
-        lf.groups_clause(Principal("acme", ("eng",)), "csv")  # type: ignore[arg-type]
+    for encoding in ("csv", "hex", "zzz", "List"):  # before, between and after the three it takes; Haystack's own
+        with pytest.raises(ValueError):
+            lf.groups_clause(Principal("acme", ("eng",)), encoding)  # type: ignore[arg-type]
+    for as_of in (datetime(2026, 9, 8, 12), "2026-09-08", AS_OF.toordinal()):  # its own guard
+        with pytest.raises(TypeError):
+            lf.compile_filters(PolicyFilter(Principal("acme", ("eng",)), as_of, policy().active), "list")  # type: ignore[arg-type]
 
 
 def test_langchain_chroma_filter_is_the_engine_adapters_where() -> None:

@@ -130,3 +130,51 @@ def test_every_search_path_gives_the_reference_verdicts_on_the_freshness_lab(nam
     result = CliRunner().invoke(app, ["compare", str(shipped("freshness-lab.json")), "-b", f"{name}:path={path}"])
     assert result.exit_code == 0, result.output
     assert f"{name}:path={path}" in result.output
+
+
+@pytest.mark.parametrize(("index", "exact"), [("flat", True), ("hnsw", False), ("autoindex", False)])
+def test_capabilities_and_the_index_follow_the_options(index: str, exact: bool) -> None:
+    """A FLAT index is exact and promises it; an ANN index promises the tolerance; every index filters natively and
+    keeps a document's lifecycle (a claim dropped would turn checks into skips, not failures). The index takes
+    the HNSW build settings the option documents, and only for HNSW."""
+    from filterproof.adapters.bridges.milvus import INDEX_TYPES, capabilities, index_params
+    from filterproof.adapters.bridges.options import MilvusBridgeOptions
+    from filterproof.adapters.milvus.store import RECALL_TOLERANCE
+
+    options = MilvusBridgeOptions.model_validate({"index": index})
+    caps = capabilities(options)
+    assert (caps.native_filter, caps.lifecycle, caps.persistent) == (True, True, False)
+    assert (caps.exact, caps.recall_tolerance) == (exact, 0.0 if exact else RECALL_TOLERANCE)
+    settings = {"M": 16, "efConstruction": 200} if index == "hnsw" else {}
+    assert index_params(options) == {"index_type": INDEX_TYPES[index], "metric_type": "COSINE", "params": settings}
+
+
+@pytest.mark.parametrize(("spec", "exact"), [("langchain-milvus:index=hnsw", False),
+                                             ("langchain-milvus:path=mmr", False), ("llamaindex-milvus", True)])
+def test_a_bridge_declares_its_index_and_path(spec: str, exact: bool, quiet: None) -> None:
+    """The plain path declares its index's promise (an ANN index's tolerance); MMR keeps the bridges' own: it
+    promises no recall."""
+    adapter = open_backend(spec)
+    try:
+        assert adapter.capabilities.exact is exact
+        if ":path=mmr" in spec:
+            assert adapter.capabilities.recall_tolerance > 0.02
+    finally:
+        adapter.close()
+
+
+def test_close_disconnects_the_orm_alias_and_closes_the_client(quiet: None) -> None:
+    """langchain-milvus opens pymilvus's ORM ``Collection`` under an alias the bridge registers (langchain-milvus
+    #130): ``close()`` disconnects it and closes the client the bridge opened."""
+    from pymilvus import connections
+
+    adapter = open_backend("langchain-milvus")
+    try:
+        adapter.reset(2)
+        alias, client = adapter._alias, adapter._client  # type: ignore[attr-defined]
+        assert alias and connections.has_connection(alias)
+    finally:
+        adapter.close()
+    assert not connections.has_connection(alias)
+    with pytest.raises(Exception):  # noqa: B017 (pymilvus raises its own or a gRPC error for a closed client)
+        client.list_collections()
