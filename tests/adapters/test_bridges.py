@@ -95,3 +95,19 @@ def test_llamaindex_mmr_on_the_zero_query_still_raises_alone() -> None:
     run = subprocess.run([sys.executable, str(ROOT / "bench" / "repro" / "llamaindex_mmr_zero_query.py")],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 1 and "VIOLATED: raised KeyError" in run.stdout, run.stdout + run.stderr
+
+
+def test_the_postgresql_bridges_take_the_dsn_given_first_and_quote_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``dsn`` option comes before ``$PGVECTOR_DSN``, which comes before the throwaway server; the SQLAlchemy
+    URL the frameworks take carries every libpq field, a password with URL delimiters in it quoted."""
+    sqlalchemy = pytest.importorskip("sqlalchemy")
+    from filterproof.adapters.bridges.pgvector import libpq_dsn, sqlalchemy_url
+
+    given = "host=db.example port=6543 user=app password=p@ss/w:r=d dbname=docs"
+    monkeypatch.setenv("PGVECTOR_DSN", "host=/run/pg user=postgres")
+    assert (libpq_dsn(given), libpq_dsn(None)) == (given, "host=/run/pg user=postgres")
+    url = sqlalchemy.engine.make_url(sqlalchemy_url(given, "psycopg"))
+    assert (url.drivername, url.username, url.password, url.host, url.port, url.database) == (
+        "postgresql+psycopg", "app", "p@ss/w:r=d", "db.example", 6543, "docs")
+    socket = sqlalchemy_url("host=/tmp/pg port=5433 user=u dbname=d", "psycopg2")
+    assert socket == "postgresql+psycopg2://u@/d?host=/tmp/pg&port=5433"

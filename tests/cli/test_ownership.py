@@ -368,6 +368,26 @@ def test_clean_drops_what_a_killed_run_left_and_nothing_else(user_postgres: str,
     assert not left & tables() and "docs" in tables() and before() == expected
 
 
+def test_clean_drops_the_database_a_killed_bridge_run_left(user_postgres: str) -> None:
+    """The PostgreSQL bridges make a database of their own per store, marked temporary: a run killed before its
+    close leaves it, and ``clean -b pgvector`` finds it and drops it."""
+    import psycopg
+
+    def databases() -> set[str]:
+        with psycopg.connect(user_postgres, autocommit=True) as conn:
+            return {r[0] for r in conn.execute("SELECT datname FROM pg_database")}
+
+    before = databases()
+    run = subprocess.run([sys.executable, "-c", KILLED_RUN, "langchain-pgvector"], capture_output=True, text=True,
+                         env={**os.environ, "PGVECTOR_DSN": user_postgres}, timeout=180)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    left = databases() - before
+    assert len(left) == 1 and next(iter(left)).startswith("fp_"), left
+    dropped = CliRunner().invoke(app, ["clean", "-b", f"pgvector:dsn={user_postgres}"])
+    assert dropped.exit_code == 0 and f"database {next(iter(left))}" in dropped.output, dropped.output
+    assert databases() == before
+
+
 def test_clean_says_in_one_line_when_there_is_nothing_to_look_at(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PGVECTOR_DSN", raising=False)
     for spec, words in (("pgvector", "PGVECTOR_DSN"), ("reference", "nothing to clean"),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import uuid
 from typing import Any
+from urllib.parse import quote
 
 from filterproof.adapters.bridges.flat import group_key
 from filterproof.adapters.bridges.options import DSN_ENV
@@ -134,7 +135,8 @@ def sqlalchemy_url(dsn: str, driver: str) -> str:
     """``host=h port=p user=u dbname=d password=w`` -> ``postgresql+driver://u:w@h:p/d`` (Unix socket: ``?host=``)."""
     parts = dict(item.split("=", 1) for item in dsn.split())
     user, password = parts.get("user", "postgres"), parts.get("password")
-    credentials = user + (f":{password}" if password else "")
+    # quoted: a password holding @, / or : would otherwise end the credentials early (SQLAlchemy unquotes them)
+    credentials = quote(user, safe="") + (f":{quote(password, safe='')}" if password else "")
     host, port, database = parts.get("host", "localhost"), parts.get("port", "5432"), parts.get("dbname", user)
     if host.startswith("/"):
         return f"postgresql+{driver}://{credentials}@/{database}?host={host}&port={port}"
