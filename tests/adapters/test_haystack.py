@@ -69,6 +69,21 @@ def test_no_group_and_no_key_compile_to_match_nothing_never_an_empty_in() -> Non
                            {"field": "meta.fp_until", "operator": ">", "value": 20260908}]
 
 
+def test_unknown_input_raises() -> None:
+    """An encoding the translation does not take (the LlamaIndex bridges' list operators and flags, names sorting
+    before, between and after its two) raises, as does an ``as_of`` that is not a calendar date."""
+    from datetime import datetime
+
+    active = ActiveRevisions.of({("acme", "a"): 1})
+    where = PolicyFilter(Principal("acme", ("eng",)), date(2026, 9, 8), active)
+    for encoding in ("any", "flags", "csv", "lists", "zzz"):
+        with pytest.raises(ValueError, match="unknown groups encoding"):
+            compile_filter(where, encoding)  # type: ignore[arg-type]
+    for as_of in (datetime(2026, 9, 8, 12), "2026-09-08", 740_000):
+        with pytest.raises(TypeError):
+            compile_filter(PolicyFilter(Principal("acme", ("eng",)), as_of, active), "list")  # type: ignore[arg-type]
+
+
 def test_groups_as_hex_keys_hold_no_dot_and_one_group_is_no_or() -> None:
     """chroma-haystack keeps a key's last dotted segment (finding 12): a group ``a.b`` must not become ``b``."""
     asked = PolicyFilter(Principal("acme", ("a.b", "eng")), date(2026, 9, 8), ActiveRevisions.of({("acme", "d"): 2}))
