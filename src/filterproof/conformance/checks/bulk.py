@@ -1,5 +1,5 @@
-"""Bulk calls: one upsert, one ``update_many`` and one ``delete`` of thousands of documents, each past every batch a
-store cuts a call into.
+"""Bulk calls: one upsert, one ``update_many`` and one ``delete`` of more than a thousand documents each, past the
+batches a store cuts a call into.
 
 A store sends a large call in slices (Milvus deletes 1,000 ids an expression, LanceDB reads back 1,000 rows at a
 time to rewrite them, Chroma takes 5,461 items a call), and a slice lost or cut short at a boundary loses the
@@ -118,7 +118,7 @@ def bulk_failures(adapter: Adapter) -> list[str]:
 
 
 class BulkChecks:
-    """One call of thousands of changes, past every batch a store cuts a call into."""
+    """One call of more than a thousand changes, past the batches a store cuts a call into."""
 
     def test_one_call_past_a_thousand_changes(self, mutable: Adapter) -> None:
         """One upsert of 1,300 documents, one ``update_many`` moving 1,040 of them to another group, one ``delete``
