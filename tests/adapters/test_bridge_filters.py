@@ -76,7 +76,10 @@ def test_node_metadata_drops_none_and_keeps_malformed_documents_out_of_every_cla
     good = lf.node_metadata("d1", sc.meta(), "flags")
     assert None not in good.values() and good["fp_id"] == "d1" and good["fp_group:engineering"] == 1
     assert "fp_groups" not in good and "fp_until" in good
-    assert isinstance(lf.node_metadata("d1", sc.meta(), "list")["fp_groups"], list)
+    for listed in ("list", "any"):  # the list operators read the list as it is
+        assert lf.node_metadata("d1", sc.meta(), listed)["fp_groups"] == ["engineering"]
+    hexed = lf.node_metadata("d1", sc.meta(), "hex")
+    assert "fp_groups" not in hexed and hexed["fp_group_" + b"engineering".hex()] == 1
     bad = lf.node_metadata("d2", sc.meta(groups="engineering"), "list")
     assert not {"fp_tenant", "fp_status", "fp_key", "fp_groups", "fp_from", "fp_until"} & set(bad)
     assert bad["fp_problem"] == "groups is not a list"
