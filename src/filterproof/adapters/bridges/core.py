@@ -176,9 +176,7 @@ class BridgeAdapter(AdapterBase):
         self._refused.forget(ids)
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
-        vector = self._vectors.get(id, self._refused.vector(id))
-        if vector is not None:  # unknown ids are ignored, as by the reference
-            self.upsert([Record(id, vector, dict(metadata))])
+        self.update_metadata_batch({id: metadata})
 
     def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
         """One remove and one add through the framework for every known document (a permissions job's bulk
@@ -186,7 +184,7 @@ class BridgeAdapter(AdapterBase):
         records = []
         for id, metadata in updates.items():
             vector = self._vectors.get(id, self._refused.vector(id))
-            if vector is not None:
+            if vector is not None:  # unknown ids are ignored, as by the reference
                 records.append(Record(id, vector, dict(metadata)))
         if records:
             self.upsert(records)
