@@ -7,6 +7,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import chain
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from filterproof.conformance.checks.generative import chosen_seed, replay_hint
 from filterproof.conformance.plugin import EXAMPLES_ENV, Budgets, budget_seconds
 from filterproof.conformance.progress import OverBudget, Progress
 from filterproof.conformance.worlds import scenarios as sc
+from filterproof.conformance.worlds.sequence_aims import ELIGIBLE, aimed
 from filterproof.conformance.worlds.sequence_draws import drawn
 from filterproof.policy import PolicyFilter
 
@@ -42,6 +44,8 @@ class Coverage:
     checks: int = 0
     nonempty: int = 0
     kinds: set[str] = field(default_factory=set)
+    seed: Any = None
+    """The seed the run drew from (``--hypothesis-seed`` replays it)."""
 
     def count(self, model: seq.Model) -> None:
         self.sequences += 1
@@ -56,26 +60,34 @@ class Coverage:
                          f"(at least {MIN_NONEMPTY:.0%} needed)")
         return found
 
+    def aims(self) -> tuple[str, ...]:
+        """What a top-up sequence aims at first: each kind of step not taken yet, and an eligible document when
+        too few checks had one (``sequence_aims``)."""
+        missing = tuple(kind for kind in REQUIRED_KINDS if kind not in self.kinds)
+        return missing + ((ELIGIBLE,) if self.nonempty < MIN_NONEMPTY * self.checks else ())
+
 
 SHRINK_SEQUENCES = f"--conformance-examples N (or ${EXAMPLES_ENV}) runs fewer"
 SEQUENCE_PARTS = 2
 """Test items the generated sequences are run as: the suite's longest check on the slower engines (LanceDB: 21.8 s
 of a 30 s run on two workers), one per worker (``plugin.spread_parts``)."""
 TOP_UP = 4 * SEQUENCE_PARTS
-"""A run draws up to this many times its budget of sequences until it is strong (``Coverage.problems``): a part
-holds half the check's sequences, so its top-up reaches as far as the whole check's did before the split (at the
-quick tier's 8 examples, a part of 4 stopped at 16 sequences and missed a kind of step now and then)."""
+"""A run draws up to this many times its budget of sequences until it is strong (``Coverage.problems``), each
+sequence past the budget aimed first at what the run lacks (``sequence_aims``): drawn alone, a part of 4 at the quick
+tier stopped weak at 32 sequences about once in a thousand parts (``update deleted`` missed, or too few eligible
+documents), and failed a run whose store was right."""
 
 
 def run_sequences(adapter: Adapter, sequences: int, seed: Any = None, progress: Progress | None = None,
                   part: int = 1) -> Coverage:
     """Run ``sequences`` generated sequences (``seed``: reproducible), and more (up to ``TOP_UP`` times as many)
-    until the run is strong (every kind in ``REQUIRED_KINDS`` taken, enough checks with an eligible document), so
-    that a small budget is not a weak run by chance; the first failure is shrunk and raised as a script.
+    until the run is strong (every kind in ``REQUIRED_KINDS`` taken, enough checks with an eligible document), each
+    of those starting with steps aimed at what the run lacks, so that a small budget is not a weak run by chance;
+    the first failure is shrunk and raised as a script.
     ``progress`` prints a line now and then, and stops the run when the first sequence's pace projects the
     whole run past its budget. ``part`` draws from its own stream of the seed (part 1: the seed's own)."""
-    coverage = Coverage()
     seed = chosen_seed() if seed is None else seed
+    coverage = Coverage(seed=seed)
     rnd = random.Random(str(seed) if part == 1 else f"{seed}/part {part}")
     began = time.monotonic()
     if progress is not None:
@@ -83,7 +95,9 @@ def run_sequences(adapter: Adapter, sequences: int, seed: Any = None, progress: 
     while coverage.sequences < sequences or (coverage.problems() and coverage.sequences < TOP_UP * sequences):
         model = seq.Model()
         steps: list[seq.Step] = []
-        failure = seq.play(adapter, model, drawn(rnd, model, rnd.randint(MIN_STEPS, MAX_STEPS), steps))
+        aims = coverage.aims() if coverage.sequences >= sequences else ()
+        planned = chain(aimed(rnd, model, aims, steps), drawn(rnd, model, rnd.randint(MIN_STEPS, MAX_STEPS), steps))
+        failure = seq.play(adapter, model, planned)
         if failure is not None:
             smallest, note = seq.shrink(adapter, steps, failure)
             raise AssertionError(f"{seq.script(smallest, len(steps), note)}\n{replay_hint(seed)}")
@@ -230,4 +244,5 @@ class LifecycleChecks(Budgets):
         except OverBudget as stop:  # the message alone, not the exception it replaces (from None)
             raise pytest.fail.Exception(str(stop), pytrace=False) from None
         weak = coverage.problems()
-        assert not weak, f"the sequence test was too weak ({coverage.sequences} sequences): {'; '.join(weak)}"
+        assert not weak, (f"the sequence test was too weak ({coverage.sequences} sequences): {'; '.join(weak)}\n"
+                          f"{replay_hint(coverage.seed)}")
