@@ -413,3 +413,13 @@ def sync_active(adapter: Adapter, active: ActiveRevisions) -> None:
 
 def records_of(ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> list[Record]:
     return [Record(i, v, m) for i, v, m in zip(ids, vectors, metadata, strict=True)]
+
+
+def checked_vector(vector: Any, dim: int | None, what: str) -> np.ndarray:
+    """``vector`` as a float32 row, or the contract's ``ValueError`` (naming ``what``: a record's id, or ``query``)
+    when its shape is not the index's ``(dim,)``: every store refuses a vector of another length, in a write or a
+    query, rather than padding, cutting or passing it to an engine whose error is no ``ValueError``."""
+    row = np.asarray(vector, dtype=np.float32)
+    if row.shape != (dim,):
+        raise ValueError(f"{what}: vector has shape {row.shape}, index takes ({dim},)")
+    return row

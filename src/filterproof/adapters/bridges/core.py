@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import AdapterBase, AdapterError, Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, AdapterError, Capabilities, Hit, Record, checked_vector
 from filterproof.adapters.bridges.options import BridgeOptions, Path
 from filterproof.adapters.refusals import Refusals
 from filterproof.policy import PolicyFilter
@@ -139,10 +139,7 @@ class BridgeAdapter(AdapterBase):
         self._create(dim)
 
     def _checked(self, vector: np.ndarray, what: str) -> np.ndarray:
-        row = np.asarray(vector, dtype=np.float32)
-        if row.shape != (self._dim,):
-            raise ValueError(f"{what}: vector has shape {row.shape}, index takes ({self._dim},)")
-        return row
+        return checked_vector(vector, self._dim, what)
 
     def upsert(self, records: Sequence[Record]) -> None:
         """Add through the framework what the store can hold; refuse the rest, removing an earlier version."""

@@ -53,7 +53,16 @@ import chromadb
 import numpy as np
 from chromadb.errors import NotFoundError
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, by_filter, check_batch
+from filterproof.adapters.base import (
+    AdapterBase,
+    Capabilities,
+    Hit,
+    ReaderSpec,
+    Record,
+    by_filter,
+    check_batch,
+    checked_vector,
+)
 from filterproof.adapters.chroma.clients import client_settings, http_client
 from filterproof.adapters.chroma.language import Where
 from filterproof.adapters.chroma.limits import KEYS_PER_FILTER, refusal
@@ -186,10 +195,9 @@ class _ChromaStore(AdapterBase):
         self._client.delete_collection(collection.name)
 
     def _vector(self, record: Record) -> np.ndarray:
-        vector = np.asarray(record.vector, dtype=np.float32)
-        if self._dim is not None and vector.shape != (self._dim,):
-            raise ValueError(f"{record.id}: vector has shape {vector.shape}, index takes ({self._dim},)")
-        return vector
+        if self._dim is None:
+            return np.asarray(record.vector, dtype=np.float32)
+        return checked_vector(record.vector, self._dim, record.id)
 
     def upsert(self, records: Sequence[Record]) -> None:
         """Write what Chroma can hold; refuse the rest (``limits``), deleting an earlier version of it."""

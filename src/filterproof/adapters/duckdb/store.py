@@ -44,7 +44,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, checked_vector
 from filterproof.adapters.duckdb import sql as dsql
 from filterproof.adapters.duckdb.options import DuckDBOptions
 from filterproof.adapters.duckdb.owned import mark, owned, table_mark
@@ -252,10 +252,7 @@ class DuckDBAdapter(AdapterBase):
         return dsql.compile_where(where, self._keys(where.active, where.principal.tenant))
 
     def _vector(self, vector: np.ndarray) -> list[float]:
-        row = np.asarray(vector, dtype=np.float32)
-        if row.shape != (self._dim,):
-            raise ValueError(f"query: vector has shape {row.shape}, index takes ({self._dim},)")
-        return unit_rows(row[None, :])[0].tolist()
+        return unit_rows(checked_vector(vector, self._dim, "query")[None, :])[0].tolist()
 
     def _exact(self, clause: str, k: int) -> str:
         return self._q(f"SELECT id, array_inner_product(embedding, ?::FLOAT[{self._dim}]) AS score FROM {{t}} "

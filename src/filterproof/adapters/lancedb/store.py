@@ -46,7 +46,7 @@ import pyarrow as pa
 from lancedb.index import Bitmap, BTree, IvfFlat, IvfHnswSq, IvfPq, LabelList
 
 from filterproof.adapters import textcodec
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter, check_batch
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter, check_batch, checked_vector
 from filterproof.adapters.lancedb import where as lw
 from filterproof.adapters.lancedb.options import LanceDBOptions
 from filterproof.adapters.lancedb.owned import mark_of, marked, owned
@@ -174,10 +174,7 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         self._dim, self._vector_indexed, self._scalar_indexed = dim, False, False
 
     def _vector(self, vector: np.ndarray, what: str) -> np.ndarray:
-        row = np.asarray(vector, dtype=np.float32)
-        if row.shape != (self._dim,):
-            raise ValueError(f"{what}: vector has shape {row.shape}, index takes ({self._dim},)")
-        return row
+        return checked_vector(vector, self._dim, what)
 
     def _batch(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> pa.Table:
         columns: dict[str, list[Any]] = {c: [] for c in lw.STORED_COLUMNS}

@@ -37,7 +37,7 @@ import numpy as np
 from pymilvus import MilvusClient, MilvusException
 
 from filterproof.adapters import textcodec
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter, check_batch
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter, check_batch, checked_vector
 from filterproof.adapters.milvus import expr as mx
 from filterproof.adapters.milvus.collection import index_params, schema, search_params
 from filterproof.adapters.milvus.limits import refusal
@@ -172,9 +172,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
             time.sleep(0.02)
 
     def _row(self, doc_id: str, vector: np.ndarray, metadata: Mapping[str, Any]) -> dict[str, Any]:
-        row = np.asarray(vector, dtype=np.float32)
-        if row.shape != (self._dim,):
-            raise ValueError(f"{doc_id}: vector has shape {row.shape}, index takes ({self._dim},)")
+        row = checked_vector(vector, self._dim, doc_id)
         return {mx.ID: mx.text(doc_id), mx.VECTOR: row.tolist(), **mx.stored_fields(metadata, self.flag_map)}
 
     def _write(self, rows: Sequence[dict[str, Any]]) -> None:
@@ -281,10 +279,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         return [sorted(hits, key=lambda h: -h.score)[:k] for hits in results]
 
     def _query_vector(self, vector: np.ndarray) -> list[float]:
-        row = np.asarray(vector, dtype=np.float32)
-        if row.shape != (self._dim,):
-            raise ValueError(f"query: vector has shape {row.shape}, index takes ({self._dim},)")
-        return row.tolist()
+        return checked_vector(vector, self._dim, "query").tolist()
 
     def close(self) -> None:
         try:

@@ -43,7 +43,7 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, checked_vector
 from filterproof.adapters.ownership import Marker, claim
 from filterproof.adapters.pgvector import sql as pgsql
 from filterproof.adapters.pgvector.limits import refusal
@@ -220,9 +220,7 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         return f"{self._table}_staging"
 
     def _row(self, record: Record) -> tuple[Any, ...]:
-        vector = np.asarray(record.vector, dtype=np.float32)
-        if vector.shape != (self._dim,):
-            raise ValueError(f"{record.id}: vector has shape {vector.shape}, index takes ({self._dim},)")
+        vector = checked_vector(record.vector, self._dim, record.id)
         norm = float(np.linalg.norm(vector))
         unit = vector / norm if norm > 0 else vector
         return (pgsql.pg_text(record.id), vector_text(unit), *pgsql.stored_row(record.metadata, self.flag_map))
@@ -356,9 +354,7 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
                        self.options.iterative_scan)
 
     def _query(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> tuple[sql.Composed, tuple[Any, ...]]:
-        row = np.asarray(vector, dtype=np.float32)
-        if row.shape != (self._dim,):
-            raise ValueError(f"query: vector has shape {row.shape}, index takes ({self._dim},)")
+        row = checked_vector(vector, self._dim, "query")
         clause = pgsql.Clause("TRUE") if where is None else self.compile(where)
         text = vector_text(row)
         query = self._sql(f"SELECT id, embedding <=> %s::vector FROM {{t}} WHERE {clause.sql} "

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, check_batch
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, check_batch, checked_vector
 from filterproof.adapters.filterlang import Cond
 from filterproof.adapters.options import AdapterOptions
 from filterproof.adapters.qdrant.compiler import PolicyCompiler
@@ -160,7 +160,4 @@ class QdrantAdapter(AdapterBase, Generic[T]):
             yield slice(start, len(wheres))
 
     def _vector(self, vector: np.ndarray, what: str) -> list[float]:
-        row = np.asarray(vector, dtype=np.float32)
-        if row.shape != (self._dim,):
-            raise ValueError(f"{what}: vector has shape {row.shape}, index takes ({self._dim},)")
-        return row.tolist()
+        return checked_vector(vector, self._dim, what).tolist()

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import numpy as np
 from scipy import sparse
 
-from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record
+from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, checked_vector
 from filterproof.adapters.options import RevisionOption
 from filterproof.adapters.searchpath import SearchPath
 from filterproof.embedding.spaces import unit_rows
@@ -106,9 +106,7 @@ class ReferenceAdapter(AdapterBase):
     @locked
     def upsert(self, records: Sequence[Record]) -> None:
         for record in records:
-            vector = np.array(record.vector, dtype=np.float32)  # a copy: the caller may reuse its array
-            if vector.shape != (self._dim,):
-                raise ValueError(f"{record.id}: vector has shape {vector.shape}, index takes ({self._dim},)")
+            vector = checked_vector(record.vector, self._dim, record.id).copy()  # the caller may reuse its array
             row = self._row.get(record.id)
             if row is None:
                 self._row[record.id] = len(self._ids)
@@ -142,10 +140,7 @@ class ReferenceAdapter(AdapterBase):
             # Exact TF-IDF rows are almost all zeros: a sparse product reads only the weights.
             if stacked.size and np.count_nonzero(stacked) < SPARSE_BELOW * stacked.size:
                 self._matrix = sparse.csr_matrix(self._matrix)
-        query = np.asarray(vector, dtype=np.float32)
-        if query.shape != (self._dim,):
-            raise ValueError(f"query: vector has shape {query.shape}, index takes ({self._dim},)")
-        query = unit_rows(query[None, :])[0]
+        query = unit_rows(checked_vector(vector, self._dim, "query")[None, :])[0]
         return np.asarray(self._matrix @ query).ravel()
 
     def mask(self, where: PolicyFilter) -> np.ndarray:
