@@ -159,11 +159,7 @@ class DuckDBAdapter(AdapterBase):
 
     def _arrow(self, records: Sequence[Record]) -> pa.Table:
         """One batch as Arrow columns; dates as ISO text (``'infinity'`` has no Arrow date), cast on insert."""
-        for record in records:
-            shape = np.shape(record.vector)
-            if shape != (self._dim,):
-                raise ValueError(f"{record.id}: vector has shape {shape}, index takes ({self._dim},)")
-        vectors = unit_rows(np.asarray([r.vector for r in records], dtype=np.float32))
+        vectors = unit_rows(np.asarray([checked_vector(r.vector, self._dim, r.id) for r in records], dtype=np.float32))
         columns = list(zip(*(dsql.stored_row(r.metadata, self.flag_map) for r in records), strict=True))
         data = [pa.array([dsql.pg_text(r.id) for r in records], pa.string()),
                 pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), self._dim)]

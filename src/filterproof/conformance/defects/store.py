@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from filterproof.adapters.base import Hit, Record
+from filterproof.adapters.base import Hit, Record, checked_vector
 from filterproof.adapters.reference import ReferenceAdapter, ReferenceOptions
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
@@ -26,9 +26,7 @@ class AppendsOnUpsert(ReferenceAdapter):
 
     def upsert(self, records: Sequence[Record]) -> None:
         for record in records:
-            vector = np.asarray(record.vector, dtype=np.float32)
-            if vector.shape != (self._dim,):
-                raise ValueError(f"{record.id}: vector has shape {vector.shape}, index takes ({self._dim},)")
+            vector = checked_vector(record.vector, self._dim, record.id)
             self._row[record.id] = len(self._ids)
             self._ids.append(record.id)
             self._vectors.append(vector)
