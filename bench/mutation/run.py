@@ -128,12 +128,19 @@ def clone(work: Path, n: int, head: str) -> Path:
     return path
 
 
-def suite_command(backends: list[str], budgets: list[str]) -> str:
+def suite_command(entry: dict, budgets: list[str]) -> str:
     """One shell command: the suite on each backend in turn, stopping at the first that fails (cosmic-ray splits
     its test command with shlex and runs no shell, hence ``sh -c``)."""
-    runs = [shlex.join([PYTHON, "-m", "pytest", "--pyargs", "filterproof.conformance", "--backend", spec, "-q",
-                        "-p", "no:cacheprovider", *budgets]) for spec in backends]
+    runs = [shlex.join(suite(entry, spec) + budgets) for spec in entry["backends"]]
     return shlex.join(["sh", "-c", " && ".join(runs)])
+
+
+def suite(entry: dict, spec: str) -> list[str]:
+    """The suite on one backend of the module, requiring what plan.toml says that backend has (``require``): a
+    mutant that makes the store lose a capability (a reader that never opens) fails the checks it would skip."""
+    required = entry.get("require", {}).get(spec)
+    return [PYTHON, "-m", "pytest", "--pyargs", "filterproof.conformance", "--backend", spec, "-q", "-p",
+            "no:cacheprovider", *(["--conformance-require", required] if required else [])]
 
 
 def environment(where: Path) -> dict[str, str]:
@@ -143,20 +150,19 @@ def environment(where: Path) -> dict[str, str]:
     return env
 
 
-def reached_lines(module: str, backends: list[str], where: Path) -> set[int]:
+def reached_lines(entry: dict, where: Path) -> set[int]:
     """The lines of ``module`` the unmutated suite executes on its backends at the full pass's budgets (a mutant
     elsewhere cannot change what the suite sees: it is reported as unreached, not run). Raises when the
     unmutated suite fails: a mutant could not be told from the baseline."""
     import coverage
 
+    module = entry["path"]
     data = where / ".coverage.baseline"
     data.unlink(missing_ok=True)
-    for spec in backends:
-        suite = ["-m", "pytest", "--pyargs", "filterproof.conformance", "--backend", spec, "-q",
-                 "-p", "no:cacheprovider"]
+    for spec in entry["backends"]:
         done = subprocess.run([PYTHON, "-m", "coverage", "run", "-a", f"--data-file={data}",
-                               f"--include={where / module}", *suite], cwd=where, env=environment(where),
-                              capture_output=True, text=True)
+                               f"--include={where / module}", *suite(entry, spec)[1:]], cwd=where,
+                              env=environment(where), capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"the unmutated suite fails on {spec} (fix its spec in plan.toml):\n"
                              + "\n".join(done.stdout.splitlines()[-15:]))
@@ -249,7 +255,7 @@ def drawn_mutants(entry: dict, seed: int, where: Path, work: Path) -> list[Mutan
     """The module's mutants, those on lines the unmutated suite never runs marked unreached, and (``sample``)
     a fixed random sample of the others, the unreached and equivalent kept beside it and counted."""
     module = entry["path"]
-    reached = reached_lines(module, entry["backends"], where)
+    reached = reached_lines(entry, where)
     mutants = enumerate_mutants(module, work)
     for m in mutants:
         if m.line not in reached and not m.fast:
@@ -272,7 +278,7 @@ def run_module(entry: dict, seed: int, workers: int, work: Path, timeout: float,
         known = equivalents()
         todo = [m for m in mutants if (m.fast == "" if field == "fast" else
                                        m.fast == "survived" and not m.full and not is_equivalent(m, known))]
-        command = suite_command(backends, budgets)
+        command = suite_command(entry, budgets)
 
         def job(i: int, m: Mutant, field: str = field, command: str = command) -> None:
             start = time.monotonic()
@@ -299,7 +305,7 @@ def recheck(entry: dict, workers: int, work: Path, timeout: float, head: str) ->
     mutants, known = [Mutant(**m) for m in data["mutants"]], equivalents()
     todo = [m for m in mutants if m.outcome == "survived" and not is_equivalent(m, known)]
     clones = [clone(work, n, head) for n in range(workers)]
-    command = suite_command(entry["backends"], FULL)
+    command = suite_command(entry, FULL)
 
     def job(i: int, m: Mutant) -> None:
         there = [line.strip() for line in (clones[i % workers] / m.module).read_text().splitlines()]

@@ -253,12 +253,63 @@ SCALE_POINTERS = [
 
 def test_reference_passes_through_pyargs(pytester: pytest.Pytester) -> None:
     """Every check of the suite passes on the reference but one, which skips: its reader in another process (it
-    keeps its store in memory)."""
+    keeps its store in memory). Every other capability required, the skip stays one, counted in the summary."""
     tests = suite_tests(pytester, *SUITE, "--backend", "reference")
-    result = pytester.runpytest(*SUITE, "--backend", "reference", "-rs")
+    result = pytester.runpytest(*SUITE, "--backend", "reference", "-rs",
+                                "--conformance-require", "native_filter,lifecycle,search_batch,reader")
     result.assert_outcomes(passed=tests - 1, skipped=1)
     result.stdout.fnmatch_lines(["SKIPPED *: reference keeps its store in this process's memory: no reader in "
-                                 "another process"])
+                                 "another process [[]lacks child_reader]",
+                                 "filterproof: 1 check skipped for what the adapter lacks (child_reader 1); "
+                                 "--conformance-require child_reader makes each a failure"])
+
+
+# (defect, what the run requires, the test it must fail (-k), the FAILED line, a piece of the message): defects
+# that only make checks skip (a capability lost), which fail where the run requires what they lack.
+REQUIRED_POINTERS = [
+    ("ReaderNeverOpens", "reader", "in_this_process", "test_a_reader_in_this_process_sees_each_change",
+     "defect-reader-never-opens: call reset(dim) before opening a reader: --conformance-require reader "
+     "[lacks reader]"),
+]
+
+
+@pytest.mark.parametrize(("defect", "required", "selection", "failing_test", "pointer"), REQUIRED_POINTERS,
+                         ids=[p[0] for p in REQUIRED_POINTERS])
+def test_a_defect_that_only_skips_fails_where_the_run_requires_what_it_lacks(
+    pytester: pytest.Pytester, defect: str, required: str, selection: str, failing_test: str, pointer: str
+) -> None:
+    """Unrequired, the defect's check skips: a green run, the skip counted in the summary with the way to require
+    it. Required (by option, or by ``$FILTERPROOF_CONFORMANCE_REQUIRE``), the same check fails with its reason."""
+    args = (*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}", "-k", selection)
+    green = pytester.runpytest(*args)
+    green.assert_outcomes(skipped=1)
+    green.stdout.fnmatch_lines([f"filterproof: 1 check skipped for what the adapter lacks ({required} 1); "
+                                f"--conformance-require {required} makes each a failure"])
+    red = pytester.runpytest(*args, "--conformance-require", required)
+    assert red.ret == pytest.ExitCode.TESTS_FAILED
+    red.stdout.fnmatch_lines([f"FAILED *::{failing_test}*", f"filterproof: 1 check failed for what "
+                              f"--conformance-require asked and the adapter lacks ({required} 1)"])
+    assert pointer in red.stdout.str()
+
+
+def test_a_requirement_holds_across_workers_and_from_the_environment(pytester: pytest.Pytester,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under xdist the workers fail the check and the controller counts it; the environment variable requires
+    what the option would."""
+    monkeypatch.setenv("FILTERPROOF_CONFORMANCE_REQUIRE", "reader")
+    result = pytester.runpytest_subprocess(*SUITE, "-n", "2", "--adapter",
+                                           "filterproof.conformance.defects:ReaderNeverOpens", "-k", "process")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["filterproof: 1 check skipped for what the adapter lacks (child_reader 1); *",
+                                 "filterproof: 1 check failed for what --conformance-require asked and the adapter "
+                                 "lacks (reader 1)"])
+
+
+def test_an_unknown_capability_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--backend", "reference", "--conformance-require", "reader,natve_filter")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--conformance-require: unknown capability 'natve_filter'; known: native_filter, "
+                                 "lifecycle, search_batch, reader, child_reader*"])
 
 
 def test_without_an_adapter_the_suite_skips_with_the_reason(pytester: pytest.Pytester) -> None:
@@ -268,7 +319,7 @@ def test_without_an_adapter_the_suite_skips_with_the_reason(pytester: pytest.Pyt
 
 
 def test_every_seeded_defect_has_a_pointer() -> None:
-    assert sorted(defect for defect, *_ in POINTERS) == sorted(DEFECTS)
+    assert sorted(defect for defect, *_ in [*POINTERS, *REQUIRED_POINTERS]) == sorted(DEFECTS)
 
 
 @pytest.mark.parametrize(("defect", "selection", "failing_test", "pointer"), POINTERS, ids=[p[0] for p in POINTERS])

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
 import pytest
+
+from filterproof.conformance import requirements
 
 EXAMPLES_ENV = "FILTERPROOF_CONFORMANCE_EXAMPLES"
 DEFAULT_EXAMPLES = 60
@@ -51,6 +53,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-budget", dest="conformance_budget", type=float, default=None, metavar="SECONDS",
                     help=f"seconds the scale tier may take, projected from its first writes and query (default "
                          f"{DEFAULT_BUDGET_S:.0f}, or ${BUDGET_ENV}): past it the tier stops and says what is slow")
+    group.addoption("--conformance-require", dest="conformance_require", default=None, metavar="NAME,...",
+                    help="capabilities the adapter must have: a check that would skip for one fails instead "
+                         f"({', '.join(requirements.CAPABILITIES)}; or ${requirements.REQUIRE_ENV})")
 
 
 LONGEST_FIRST = ("test_generated_sequences_of_operations",)
@@ -103,7 +108,28 @@ def spread_parts(items: list[pytest.Item], workers: int) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "docker: needs a server from QDRANT_URL / CHROMA_URL or a Docker engine")
+    config.stash[OUTER_REQUIRED] = requirements.required()
     validate(config)
+
+
+OUTER_REQUIRED = pytest.StashKey[frozenset[str]]()
+"""What the run around this one required (an in-process run, pytester's, sets its own and gives it back)."""
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    requirements.restore(config.stash.get(OUTER_REQUIRED, frozenset()))
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any) -> Generator[None, None, None]:
+    """The checks a missing capability left out, counted, after pytest's own short summary (the outermost
+    wrapper: pytest's terminal reporter writes its short summary on the way out of its own)."""
+    try:
+        return (yield)
+    finally:
+        stats = terminalreporter.stats
+        for line in requirements.summary_lines([*stats.get("skipped", []), *stats.get("failed", [])]):
+            terminalreporter.write_line(line)
 
 
 def _option(config: pytest.Config, name: str) -> Any:
@@ -203,6 +229,7 @@ def validate(config: pytest.Config) -> None:
         value = _option(config, name)
         if value is not None and value < 0:
             raise pytest.UsageError(f"--{name.replace('_', '-')} takes a number >= 0, got {value}")
+    requirements.configure(_option(config, "conformance_require"))
 
 
 def resolved_backend(config: pytest.Config) -> Any:

@@ -45,6 +45,7 @@ from filterproof.conformance.checks.scale_tier import ScaleChecks
 from filterproof.conformance.checks.sizes import SizeChecks
 from filterproof.conformance.checks.twin_checks import TwinChecks
 from filterproof.conformance.checks.vectors import VectorChecks
+from filterproof.conformance.requirements import lacks
 
 
 class AdapterFixtures:
@@ -58,13 +59,15 @@ class AdapterFixtures:
     @pytest.fixture()
     def native(self, adapter: Adapter) -> Adapter:
         if not adapter.capabilities.native_filter:
-            pytest.skip(f"{adapter.name} declares native_filter=False: no pre_filter to check")
+            pytest.skip(lacks("native_filter", f"{adapter.name} declares native_filter=False: no pre_filter to "
+                                               "check"))
         return adapter
 
     @pytest.fixture()
     def mutable(self, native: Adapter) -> Adapter:
         if not native.capabilities.lifecycle:
-            pytest.skip(f"{native.name} declares lifecycle=False: delete/update_metadata not supported")
+            pytest.skip(lacks("lifecycle", f"{native.name} declares lifecycle=False: delete/update_metadata not "
+                                           "supported"))
         return native
 
 

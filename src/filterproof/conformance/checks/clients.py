@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import pytest
 
 from filterproof.adapters.base import Adapter, Reader, staleness_bound
+from filterproof.conformance.requirements import lacks
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.errors import NoSecondClient
 from filterproof.evaluation.strategies import ranked_search
@@ -151,8 +152,6 @@ class AcrossClientChecks:
 
     @pytest.fixture()
     def second_client(self, mutable: Adapter) -> Iterator[Adapter]:
-        if not callable(getattr(mutable, "open_reader", None)):
-            pytest.skip(f"{mutable.name} has no second client (no open_reader): nothing to check across clients")
         yield mutable
 
     def test_a_reader_in_this_process_sees_each_change(self, second_client: Adapter) -> None:
@@ -164,10 +163,7 @@ class AcrossClientChecks:
         """
         from filterproof.adapters.readers import open_reader
 
-        try:
-            follow(second_client, lambda: open_reader(second_client), "a reader in this process")
-        except NoSecondClient as why:
-            pytest.skip(str(why))
+        across(second_client, "reader", lambda: open_reader(second_client), "a reader in this process")
 
     def test_a_reader_in_another_process_sees_each_change(self, second_client: Adapter) -> None:
         """Another client opened from ``reader_spec()`` in a child process (spawned by filterproof) reflects every
@@ -179,7 +175,19 @@ class AcrossClientChecks:
         """
         from filterproof.adapters.readers import ChildReader, reader_spec
 
-        try:
-            follow(second_client, lambda: ChildReader(reader_spec(second_client)), "a reader in another process")
-        except NoSecondClient as why:
-            pytest.skip(str(why))
+        across(second_client, "child_reader", lambda: ChildReader(reader_spec(second_client)),
+               "a reader in another process")
+
+
+def across(writer: Adapter, capability: str, opened: Callable[[], Reader], who: str) -> None:
+    """``follow`` through the reader ``opened`` returns; when the store has none (no ``open_reader``, or
+    ``NoSecondClient``), the check skips for ``capability``, or fails where the run requires it."""
+    if not callable(getattr(writer, "open_reader", None)):
+        pytest.skip(lacks(capability,
+                          f"{writer.name} has no second client (no open_reader): nothing to check across clients"))
+    try:
+        follow(writer, opened, who)
+        return
+    except NoSecondClient as error:
+        why = str(error)
+    pytest.skip(lacks(capability, why))  # outside the handler: the reason alone, not the exception it replaces

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from filterproof.adapters.base import Adapter, BatchSearch, Record, search_many, sync_active
+from filterproof.conformance.requirements import lacks
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import PolicyFilter
 
@@ -82,7 +83,7 @@ class ContractChecks:
         (``zip(..., strict=True)``, or compare the lengths first).
         """
         if not isinstance(adapter, BatchSearch):
-            pytest.skip(f"{adapter.name} has no search_batch")
+            pytest.skip(lacks("search_batch", f"{adapter.name} has no search_batch"))
         three(adapter)
         queries = np.stack([vec(1, 0, 0), vec(0, 1, 0)])
         for wheres in ([None], [None, None, None]):
@@ -107,7 +108,8 @@ class ContractChecks:
         collection, or empty the collection instead of dropping it.
         """
         if not adapter.capabilities.native_filter:
-            pytest.skip(f"{adapter.name} filters nothing itself: no metadata of its own to carry over")
+            pytest.skip(lacks("native_filter",
+                              f"{adapter.name} filters nothing itself: no metadata of its own to carry over"))
         before = {f"old{n}": sc.meta(logical_id=f"old{n}", groups=["restricted"]) for n in range(3)}
         after = {f"new{n}": sc.meta(logical_id=f"new{n}", groups=groups)  # no group, then none at all: malformed
                  for n, groups in enumerate(([sc.GROUP], [], ...))}

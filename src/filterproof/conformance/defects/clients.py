@@ -1,5 +1,6 @@
-"""Defects of a second client: a reader that caches answers, and one that refreshes every few seconds while its
-store declares that every change is visible at once (``staleness_bound_s=0``).
+"""Defects of a second client: a reader that caches answers, one that refreshes every few seconds while its
+store declares that every change is visible at once (``staleness_bound_s=0``), and one that never opens (its
+checks skip: ``--conformance-require reader`` makes that a failure).
 
 Both are the reference with a reader of its own, in this process only (the reference
 keeps its store in memory); ``tests/conformance/test_across_clients.py`` has LanceDB's real reader,
@@ -14,6 +15,8 @@ import numpy as np
 
 from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.adapters.reference.store import ReferenceReader
+from filterproof.errors import NoSecondClient
 from filterproof.policy import PolicyFilter
 
 REFRESH_S = 3.0
@@ -81,3 +84,14 @@ class ReaderRefreshesLate(ReferenceAdapter):
 
     def open_reader(self) -> SnapshotReader:
         return SnapshotReader(self)
+
+
+class ReaderNeverOpens(ReferenceAdapter):
+    """Its reader refuses to open as if the store had none (``NoSecondClient``), though it has one: a claim lost,
+    as in a reader path whose check that the writer was reset is written the wrong way round. Every check it
+    still runs passes; the reader's check skips, and fails under ``--conformance-require reader``."""
+
+    name = "defect-reader-never-opens"
+
+    def open_reader(self) -> ReferenceReader:
+        raise NoSecondClient(f"{self.name}: call reset(dim) before opening a reader")
