@@ -58,8 +58,14 @@ def judged(sentinel: dict[str, Any], where: Path) -> subprocess.CompletedProcess
     env["PYTHONPATH"] = str(src)
     return subprocess.run([sys.executable, "-m", "pytest", *UNUSED_PLUGINS, "--pyargs", "filterproof.conformance",
                            "--backend", sentinel["backend"], "-k", sentinel["test"], "-x", "-q", "-p",
-                           "no:cacheprovider"],
+                           "no:cacheprovider", *required(sentinel)],
                           cwd=where, env=env, capture_output=True, text=True, timeout=600)
+
+
+def required(sentinel: dict[str, Any]) -> list[str]:
+    """``--conformance-require`` as the mutation plan gave it to the sentinel's backend (``require``): a mutant
+    that makes a store lose a capability fails only where the run requires it."""
+    return ["--conformance-require", sentinel["require"]] if sentinel.get("require") else []
 
 
 @pytest.mark.slow
