@@ -157,15 +157,21 @@ def reached_lines(entry: dict, where: Path) -> set[int]:
     import coverage
 
     module = entry["path"]
-    data = where / ".coverage.baseline"
-    data.unlink(missing_ok=True)
+    data, rc = where / ".coverage.baseline", where / ".coveragerc.baseline"
+    for old in (data, *where.glob(f"{data.name}.*")):
+        old.unlink(missing_ok=True)
+    # Child processes measured too (each writes a data file of its own, combined below): the readers' child
+    # process runs code of the module that the suite's own process never does.
+    rc.write_text("[run]\npatch = subprocess\n")
     for spec in entry["backends"]:
-        done = subprocess.run([PYTHON, "-m", "coverage", "run", "-a", f"--data-file={data}",
+        done = subprocess.run([PYTHON, "-m", "coverage", "run", f"--rcfile={rc}", f"--data-file={data}",
                                f"--include={where / module}", *suite(entry, spec)[1:]], cwd=where,
                               env=environment(where), capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"the unmutated suite fails on {spec} (fix its spec in plan.toml):\n"
                              + "\n".join(done.stdout.splitlines()[-15:]))
+    subprocess.run([PYTHON, "-m", "coverage", "combine", f"--rcfile={rc}", f"--data-file={data}"], cwd=where,
+                   check=True, capture_output=True)
     covered = coverage.CoverageData(basename=str(data))
     covered.read()
     return set(covered.lines(str(where / module)) or ())

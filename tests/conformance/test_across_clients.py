@@ -168,3 +168,13 @@ def test_a_reader_refuses_every_write_the_batch_update_too(spec: str, tmp_path: 
         assert [h.id for h in store.search(np.array([1.0, 0.0], np.float32), 5, None)] == ["a"]
     finally:
         store.close()
+
+
+def test_a_child_reader_lets_its_reader_close_before_it_ends(tmp_path: Path) -> None:
+    """``ChildReader.close`` waits for the child to close its reader and exit: killed as soon as it answered, it
+    cut its store's connections (and lost what it wrote at exit) instead of closing them."""
+    closed = tmp_path / "closed"
+    reader = ChildReader(ReaderSpec("closing", "support.closing_reader:ClosingReader", {"path": str(closed)}))
+    assert reader.search(np.ones(2, dtype=np.float32), 1, None) == []
+    reader.close()
+    assert closed.read_text() == "closed" and reader.process.returncode == 0

@@ -29,6 +29,8 @@ from filterproof.policy import PolicyFilter
 OPEN_TIMEOUT = 120.0
 """Seconds a child may take to import its store and open the reader."""
 REPLY_TIMEOUT = 300.0
+CLOSE_TIMEOUT = 10.0
+"""Seconds a child may take to answer ``close`` and to exit after it (closing its reader, its interpreter)."""
 LOG_TAIL = 1500
 
 
@@ -103,9 +105,12 @@ class ChildReader:
         return self._ask(("finish",), timeout)
 
     def close(self) -> None:
-        with contextlib.suppress(ReaderDied, OSError):
+        """Ask the child to close its reader and exit, wait for it (``CLOSE_TIMEOUT``), then ``kill`` what is left:
+        a child killed as soon as it answered would cut its store's connections instead of closing them."""
+        with contextlib.suppress(ReaderDied, OSError, subprocess.TimeoutExpired):
             if self.process.poll() is None:
-                self._ask(("close",), 10)
+                self._ask(("close",), CLOSE_TIMEOUT)
+                self.process.wait(CLOSE_TIMEOUT)
         self.kill()
 
     def kill(self) -> None:
