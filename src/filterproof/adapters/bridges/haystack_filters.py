@@ -35,7 +35,7 @@ Haystack defines "not all" (finding 10). Unknown input raises.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from filterproof.adapters.bridges.flat import Groups, group_key
@@ -51,7 +51,7 @@ from filterproof.adapters.chroma.where import (
 )
 from filterproof.adapters.datecodec import date_int
 from filterproof.adapters.revisions import active_keys
-from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
+from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, calendar_day, matchable
 
 Filter = dict[str, Any]
 Text = Callable[[str], str]
@@ -141,8 +141,7 @@ def compile_filter(where: PolicyFilter, groups: Groups = "list", keys: Sequence[
     how the tenant, status and keys are stored (group keys are hex already)."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"expected a PolicyFilter, got {type(where).__name__}")
-    if not isinstance(where.as_of, date) or isinstance(where.as_of, datetime):
-        raise TypeError(f"as_of must be a datetime.date, got {where.as_of!r}")
+    calendar_day(where.as_of)
     if keys is None:
         keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
     return {"operator": "AND", "conditions": [

@@ -38,7 +38,7 @@ is skipped by ``QdrantVectorStore``, i.e. no constraint). Unknown input raises.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date
 
 from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
 
@@ -55,7 +55,7 @@ from filterproof.adapters.chroma.where import (
 )
 from filterproof.adapters.datecodec import date_int
 from filterproof.adapters.revisions import active_keys
-from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, matchable
+from filterproof.policy import ACTIVE_STATUS, PolicyFilter, Principal, calendar_day, matchable
 
 Clause = MetadataFilter | MetadataFilters
 
@@ -121,8 +121,7 @@ def compile_filters(where: PolicyFilter, groups: Groups, keys: Sequence[str] | N
     """The whole policy for one query; ``keys`` may pass a slice of ``active_keys``."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"expected a PolicyFilter, got {type(where).__name__}")
-    if not isinstance(where.as_of, date) or isinstance(where.as_of, datetime):
-        raise TypeError(f"as_of must be a datetime.date, got {where.as_of!r}")
+    calendar_day(where.as_of)
     if keys is None:
         keys = active_keys(where.active, _text(where.principal.tenant, "principal tenant"))
     return MetadataFilters(filters=[

@@ -60,6 +60,7 @@ from filterproof.policy import (
     ACTIVE_STATUS,
     PolicyFilter,
     Principal,
+    calendar_day,
     matchable,
     parse_date,
     structural_problem,
@@ -165,8 +166,7 @@ def compile_where(where: PolicyFilter, keys: Sequence[str] | None = None, flag: 
     puts the stored current-revision flag in place of the active keys."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"cannot compile {type(where).__name__} into a Chroma where: expected a PolicyFilter")
-    if not isinstance(where.as_of, date):
-        raise TypeError(f"as_of must be a date, got {where.as_of!r}")
+    calendar_day(where.as_of)
     principal = where.principal
     tenant = _text(principal.tenant, "principal tenant")
     if keys is None and not flag:

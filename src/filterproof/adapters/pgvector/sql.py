@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from filterproof.adapters import revisions, textcodec
@@ -51,7 +51,7 @@ from filterproof.adapters.filterlang import Cond
 from filterproof.adapters.pgvector.language import typed_condition
 from filterproof.adapters.raw import raw_json
 from filterproof.adapters.revisions import logical_key, revision_key
-from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, parse_date
+from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, calendar_day, parse_date
 from filterproof.policy import structural_problem as find_problem
 
 TENANT, STATUS, KEY, GROUPS = "tenant", "status", "revision_key", "groups"
@@ -173,8 +173,7 @@ def keys_of(where: PolicyFilter, keys: Sequence[str] | None, flag: bool) -> Sequ
     that ``where`` is a policy filter with a calendar date (a ``datetime`` is a date too, and compares otherwise)."""
     if not isinstance(where, PolicyFilter):
         raise TypeError(f"cannot compile {type(where).__name__} into SQL: expected a PolicyFilter")
-    if not isinstance(where.as_of, date) or isinstance(where.as_of, datetime):
-        raise TypeError(f"as_of must be a date, got {where.as_of!r}")
+    calendar_day(where.as_of)
     if flag:
         return ()
     return active_keys(where.active, where.principal.tenant) if keys is None else keys

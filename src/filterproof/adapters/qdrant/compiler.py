@@ -41,7 +41,7 @@ constraint") cannot be rendered at all (``Unsupported``), and no clause holds on
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from filterproof.adapters.filterlang import And, Cond, Expr, Or
@@ -58,7 +58,15 @@ from filterproof.adapters.qdrant.payload import (
     WELL_FORMED,
 )
 from filterproof.adapters.revisions import can_hold, revision_key
-from filterproof.policy import ACTIVE_STATUS, ActiveRevisions, PolicyFilter, Principal, is_revision, matchable
+from filterproof.policy import (
+    ACTIVE_STATUS,
+    ActiveRevisions,
+    PolicyFilter,
+    Principal,
+    calendar_day,
+    is_revision,
+    matchable,
+)
 
 # -- one clause each ------------------------------------------------------------
 
@@ -85,11 +93,11 @@ def groups_clause(principal: Principal) -> Expr:
 
 
 def valid_from_clause(as_of: date) -> Expr:
-    return Cond("lte", VALID_FROM, _day(as_of))
+    return Cond("lte", VALID_FROM, calendar_day(as_of))
 
 
 def valid_until_clause(as_of: date) -> Expr:
-    return Or((Cond("gt", VALID_UNTIL, _day(as_of)), Cond("is_empty", VALID_UNTIL)))
+    return Or((Cond("gt", VALID_UNTIL, calendar_day(as_of)), Cond("is_empty", VALID_UNTIL)))
 
 
 def revision_clause(keys: Sequence[str]) -> Expr:
@@ -135,12 +143,6 @@ def compile_policy(where: PolicyFilter, keys: Sequence[str] | None) -> And:
 def _text(value: object, what: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{what} must be a string, got {value!r}")
-    return value
-
-
-def _day(value: object) -> date:
-    if not isinstance(value, date) or isinstance(value, datetime):
-        raise TypeError(f"as_of must be a datetime.date, got {value!r}")
     return value
 
 
