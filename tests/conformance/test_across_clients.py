@@ -10,6 +10,7 @@ naming the finding, so that a release that fixes it turns the run red.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,7 @@ from filterproof.conformance.checks.clients import AcrossClientChecks, follow
 from filterproof.conformance.defects import ReaderCachesResults, ReaderRefreshesLate
 from filterproof.conformance.suite import AdapterFixtures
 from filterproof.errors import NoSecondClient
+from support.processes import descendants
 
 CHROMA_SNAPSHOT = ("finding: chromadb 1.5.9, a PersistentClient in another process reads metadata fresh but its "
                    "vector index as loaded: a deleted document still returned unfiltered, and after the writer adds "
@@ -125,8 +127,10 @@ def test_a_reader_whose_store_is_gone_is_one_error_naming_the_backend(tmp_path: 
     import shutil
 
     shutil.rmtree(tmp_path / "db")
+    before = set(descendants(os.getpid()))
     with pytest.raises(ReaderFailed, match=r"^lancedb: the reader could not open: ReaderFailed: lancedb: no table"):
         ChildReader(spec)
+    assert set(descendants(os.getpid())) - before == set(), "the failed reader's process was left behind"
 
 
 @pytest.mark.parametrize("spec", ["lancedb", "milvus", "pgvector", "duckdb"])
@@ -178,3 +182,15 @@ def test_a_child_reader_lets_its_reader_close_before_it_ends(tmp_path: Path) -> 
     assert reader.search(np.ones(2, dtype=np.float32), 1, None) == []
     reader.close()
     assert closed.read_text() == "closed" and reader.process.returncode == 0
+
+
+def test_a_child_reader_imports_its_factory_from_the_working_directory(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child puts our import path before its own and keeps its own: a reader factory in the working
+    directory (a user's adapter module next to the run) opens there as here."""
+    (tmp_path / "cwd_reader.py").write_text("from support.closing_reader import ClosingReader as Reader\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    reader = ChildReader(ReaderSpec("cwd", "cwd_reader:Reader", {"path": str(tmp_path / "closed")}))
+    reader.close()
+    assert (tmp_path / "closed").read_text() == "closed"
