@@ -29,13 +29,16 @@ CAPABILITIES: dict[str, str] = {
     "reader": "a second client of the store in this process (open_reader)",
     "child_reader": "a second client in another process (reader_spec)",
 }
-"""Each capability a check may skip for, and what it is (``--help``, the docs)."""
+"""Each capability a check may skip for (the names ``--conformance-require`` takes), and what it is."""
 REQUIRE_ENV = "FILTERPROOF_CONFORMANCE_REQUIRE"
 TAG = re.compile(r"\[lacks (\w+)\]\Z")
 """How a skip or failure for a capability names it, at the very end of its reason: what the summary counts (the
 reason is what crosses from an xdist worker to the controller; a failure that only quotes one does not count)."""
 
 _required: frozenset[str] = frozenset()
+"""What this run requires, set once when pytest configures it: a setting of the process, not a fixture, because
+the checks that skip are methods users override with their own signatures (and xdist's workers each configure
+their own run)."""
 
 
 def parse(value: str | None, where: str = "--conformance-require") -> frozenset[str]:
