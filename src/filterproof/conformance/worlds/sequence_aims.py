@@ -60,11 +60,12 @@ def toward(rnd: random.Random, model: Model, aim: str) -> Operation:
     gone = sorted(i for i in model.last_seen if i not in model.docs)
     fresh = [i for i in IDS if i not in model.last_seen]
     pairs = sorted(p for p in model.active if p[0] != "zeta")  # the background's pairs are never touched
+    readable = [p for p in pairs if p[0] in TENANTS]  # a tenant some principal asks for (not 'acme/a')
     if aim == "insert":  # an id never stored: aims start a sequence, and insert comes first (REQUIRED_KINDS)
         return new(rnd, model, rnd.choice(fresh))
     if aim == "delete unknown":
         return Delete(("ghost",))
-    if aim == "map add" or (aim in ("map move", "map remove", ELIGIBLE) and not pairs):
+    if aim == "map add" or (aim in ("map move", "map remove") and not pairs) or (aim == ELIGIBLE and not readable):
         free = [(t, lid) for t in TENANTS for lid in LOGICAL_IDS if (t, lid) not in model.active]
         if not free:  # every pair is in the map: remove one first
             return SetRevision(*rnd.choice(pairs), None)
@@ -75,7 +76,7 @@ def toward(rnd: random.Random, model: Model, aim: str) -> Operation:
         return SetRevision(tenant, logical_id, None if aim == "map remove" else
                            rnd.choice([r for r in REVISIONS if r != own]))
     if aim == ELIGIBLE:
-        tenant, logical_id = rnd.choice(pairs)
+        tenant, logical_id = rnd.choice(readable)
         return Upsert(rnd.choice(IDS), sc.meta(tenant=tenant, logical_id=logical_id, groups=["eng", "ops"],
                                                revision=model.active.get((tenant, logical_id))), rnd.randrange(8))
     if aim in ("re-upsert", "update deleted") and gone:
