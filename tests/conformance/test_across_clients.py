@@ -1,5 +1,5 @@
-"""The across-clients tier (``conformance.checks.clients``) on the built-in stores' settings that govern it, and on
-seeded defects of a second client.
+"""The across-clients tier (``conformance.checks.clients``, and ``checks.during``) on the built-in stores' settings
+that govern it, and on seeded defects of a second client.
 
 The full conformance classes run the tier too (``test_conformance_builtin.py``), at each
 backend's defaults; here are the settings that change what another client sees:
@@ -24,6 +24,7 @@ from filterproof.adapters.base import Capabilities, ReaderSpec, Record, update_m
 from filterproof.adapters.lancedb.store import LanceDBAdapter
 from filterproof.adapters.readers import ChildReader, open_reader, reader_spec
 from filterproof.conformance.checks.clients import AcrossClientChecks, follow
+from filterproof.conformance.checks.during import DuringChangeChecks
 from filterproof.conformance.defects import ReaderCachesResults, ReaderRefreshesLate
 from filterproof.conformance.suite import AdapterFixtures
 from filterproof.errors import NoSecondClient
@@ -34,8 +35,8 @@ CHROMA_SNAPSHOT = ("finding: chromadb 1.5.9, a PersistentClient in another proce
                    "a document every query fails with 'Error finding id' (bench/repro/chroma_second_process.py)")
 
 
-class Tier(AcrossClientChecks, AdapterFixtures):
-    """Only the across-clients tier, on the adapter of ``spec``."""
+class Tier(AcrossClientChecks, DuringChangeChecks, AdapterFixtures):
+    """Only the across-clients tier and a reader during a change, on the adapter of ``spec``."""
 
     spec: tuple[str, dict[str, str]]
 

@@ -237,6 +237,11 @@ POINTERS = [
     ("ReaderRefreshesLate", "in_this_process", "test_a_reader_in_this_process_sees_each_change",
      f"(staleness_bound_s=0) answered as before: filtered (tenant 'acme' groups ('engineering',) as of 2026-09-08): "
      f"{LEAK}: revoked: "),
+    # A write of several steps, read in between.
+    ("AdmitsBeforeExcluding", "during_a_change", "test_a_reader_during_a_change_sees_one_state",
+     "tenant 'acme' groups ('engineering',) as of 2026-09-08 read ['kept', 'moved', 'r1', 'r2'] (during a write): "),
+    ("WritesFieldByField", "during_a_change", "test_a_reader_during_a_change_sees_one_state",
+     "as of 2026-09-08 read ['moved'] (during a write): "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded

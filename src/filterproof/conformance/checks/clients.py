@@ -180,13 +180,18 @@ class AcrossClientChecks:
 
 
 def across(writer: Adapter, capability: str, opened: Callable[[], Reader], who: str) -> None:
-    """``follow`` through the reader ``opened`` returns; when the store has none (no ``open_reader``, or
-    ``NoSecondClient``), the check skips for ``capability``, or fails where the run requires it."""
+    """``follow`` through the reader ``opened`` returns, unless the store has none (``unless_no_reader``)."""
+    unless_no_reader(writer, capability, lambda: follow(writer, opened, who))
+
+
+def unless_no_reader(writer: Adapter, capability: str, check: Callable[[], object]) -> None:
+    """Run ``check``; when the store has no second client (no ``open_reader``, or ``NoSecondClient`` from it),
+    the check skips for ``capability``, or fails where the run requires it."""
     if not callable(getattr(writer, "open_reader", None)):
         pytest.skip(lacks(capability,
                           f"{writer.name} has no second client (no open_reader): nothing to check across clients"))
     try:
-        follow(writer, opened, who)
+        check()
         return
     except NoSecondClient as error:
         why = str(error)
