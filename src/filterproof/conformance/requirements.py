@@ -87,15 +87,15 @@ def summary_lines(reports: Iterable[Any]) -> list[str]:
         found = TAG.search((text or "").rstrip())
         if found:
             (skipped if report.skipped else failed)[found.group(1)] += 1
+    said = {"skipped": "skipped for what the adapter lacks ({counts}); --conformance-require {names} makes each a "
+                       "failure",
+            "failed": "failed for what --conformance-require asked and the adapter lacks ({counts})"}
     lines = []
-    if skipped:
-        counts = ", ".join(f"{name} {n}" for name, n in sorted(skipped.items()))
-        lines.append(f"filterproof: {checks(sum(skipped.values()))} skipped for what the adapter lacks ({counts}); "
-                     f"--conformance-require {','.join(sorted(skipped))} makes each a failure")
-    if failed:
-        counts = ", ".join(f"{name} {n}" for name, n in sorted(failed.items()))
-        lines.append(f"filterproof: {checks(sum(failed.values()))} failed for what --conformance-require asked and "
-                     f"the adapter lacks ({counts})")
+    for outcome, counted in (("skipped", skipped), ("failed", failed)):
+        if counted:
+            counts = ", ".join(f"{name} {n}" for name, n in sorted(counted.items()))
+            lines.append(f"filterproof: {checks(counted.total())} "
+                         + said[outcome].format(counts=counts, names=",".join(sorted(counted))))
     return lines
 
 
