@@ -164,14 +164,15 @@ class DuringChangeChecks:
     """A reader querying while the writer writes sees one state of the store at a time.
 
     Troubleshooting: a flag set on a new revision before the old one's is cleared; a document's fields written
-    one statement (or one payload key) at a time; a delete and a re-insert that let another row show between.
+    one statement (or one payload key) at a time.
     """
 
     def test_a_reader_during_a_change_sees_one_state(self, second_client: Adapter) -> None:
         """While the writer moves the active revision of acme/p between 1 and 2 (``set_active_revisions``, or the
         map in each query) and moves a document between tenant 'acme' in group 'engineering' and tenant 'beta' in
-        group 'sales' (``update_metadata``), a reader in this process (``open_reader``) queries for four principals
-        in a thread: every answer must be admitted, as a whole, by one state the writer's calls left.
+        group 'sales' (``update_metadata``), a reader in this process (``open_reader``) queries in a thread, as the
+        principals a mix would show to: every answer must be admitted, as a whole, by one state the writer's calls
+        left.
 
         If this fails: the write shows its middle steps: both revisions flagged at once, or a document half moved
         (its tenant written before its groups, or after); the message names who read what.
