@@ -22,6 +22,7 @@ from filterproof.adapters.lancedb.store import LanceDBAdapter
 from filterproof.adapters.readers import open_reader
 from filterproof.adapters.revisions import flags_to_rewrite, logical_key, revision_key
 from filterproof.conformance.checks import during
+from filterproof.conformance.defects.steps import field_by_field
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions
 
@@ -42,20 +43,15 @@ class AdmitsFirstLanceDB(LanceDBAdapter):
         self.active = active
 
 
-def field_by_field(adapter: Adapter) -> Adapter:
+def written_field_by_field(adapter: Adapter) -> Adapter:
     """``adapter`` with ``update_metadata`` made one call per field, in the order of their names (each a statement
-    the store commits)."""
-    written: dict[str, dict[str, Any]] = {}
+    the store commits), as ``defects.WritesFieldByField`` makes the reference's."""
+    written: dict[str, Mapping[str, Any]] = {}
     whole = adapter.update_metadata
 
     def update_metadata(id: str, metadata: Mapping[str, Any]) -> None:
-        current = dict(written.get(id, during.HOME))
-        for key in sorted(set(current) | set(metadata)):
-            if key in metadata:
-                current[key] = metadata[key]
-            else:
-                current.pop(key)
-            whole(id, dict(current))
+        for step in field_by_field(written.get(id, during.HOME), metadata):
+            whole(id, step)
         written[id] = dict(metadata)
 
     adapter.update_metadata = update_metadata  # type: ignore[method-assign]
@@ -96,7 +92,7 @@ def test_lancedb_flagging_the_new_revision_first_shows_both(closing: list[Adapte
 def test_fields_written_one_by_one_show_a_document_half_moved(spec: str, closing: list[Adapter]) -> None:
     """A document moved between tenants and groups one field at a time is, between two of the writes, in the old
     tenant under the new groups (or the other way), which a principal of neither place reads."""
-    writer = field_by_field(open_backend(spec))
+    writer = written_field_by_field(open_backend(spec))
     closing.append(writer)
     found, read = mixes_on(writer)
     assert found > 0, f"none of {read} answers mixed two states"

@@ -56,6 +56,10 @@ class State:
     docs: dict[str, dict[str, object]]
     active: ActiveRevisions
 
+    @classmethod
+    def of(cls, s: sc.Scenario, active: ActiveRevisions) -> State:
+        return cls({i: dict(m) for i, m in s.docs.items()}, active)
+
     def admits(self, principal: Principal, answer: set[str]) -> bool:
         return answer <= eligible_ids(self.docs.items(), PolicyFilter(principal, sc.AS_OF, self.active))
 
@@ -125,7 +129,7 @@ def change_while_reading(reader: Reader, s: sc.Scenario) -> tuple[list[State], l
     """Move the active revision, then the document, back and forth ``ROUNDS`` times each while ``reader`` asks; the
     states the writer's calls left, and what the reader saw."""
     asking = Asking(active_map(1), REVISION_READERS)
-    states = [State({i: dict(m) for i, m in s.docs.items()}, asking.active)]
+    states = [State.of(s, asking.active)]
     busy = threading.Event()
     reading = Reading(reader, s, asking, busy)
     with switching_often():
@@ -138,7 +142,7 @@ def change_while_reading(reader: Reader, s: sc.Scenario) -> tuple[list[State], l
                     busy.set()
                     change(s, asking, n)
                     busy.clear()
-                    states.append(State({i: dict(m) for i, m in s.docs.items()}, asking.active))
+                    states.append(State.of(s, asking.active))
                     time.sleep(0)  # the reader's turn between two writes too
         finally:
             reading.stop.set()

@@ -9,7 +9,7 @@ passes; ``DuringChangeChecks`` (a reader querying in a thread) fails each.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from filterproof.adapters.reference import ReferenceAdapter
@@ -49,11 +49,18 @@ class WritesFieldByField(ReferenceAdapter):
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         if id not in self._row:
             return
-        current = dict(self._metadata[self._row[id]])
-        for key in sorted(set(current) | set(metadata)):
-            if key in metadata:
-                current[key] = metadata[key]
-            else:
-                current.pop(key)
-            super().update_metadata(id, dict(current))
+        for step in field_by_field(self._metadata[self._row[id]], metadata):
+            super().update_metadata(id, step)
             time.sleep(ROUND_TRIP_S)
+
+
+def field_by_field(before: Mapping[str, Any], after: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """The metadata after each field of ``before`` is written as ``after`` has it (or removed), one at a time in the
+    order of their names; the last is ``after``."""
+    current = dict(before)
+    for key in sorted(set(current) | set(after)):
+        if key in after:
+            current[key] = after[key]
+        else:
+            current.pop(key)
+        yield dict(current)
