@@ -87,15 +87,14 @@ def summary_lines(reports: Iterable[Any]) -> list[str]:
         found = TAG.search((text or "").rstrip())
         if found:
             (skipped if report.skipped else failed)[found.group(1)] += 1
-    said = {"skipped": "skipped for what the adapter lacks ({counts}); --conformance-require {names} makes each a "
-                       "failure",
-            "failed": "failed for what --conformance-require asked and the adapter lacks ({counts})"}
     lines = []
-    for outcome, counted in (("skipped", skipped), ("failed", failed)):
+    for counted, said in ((skipped, "skipped for what the adapter lacks ({counts}); --conformance-require {names} "
+                                    "makes each a failure"),
+                          (failed, "failed for what --conformance-require asked and the adapter lacks ({counts})")):
         if counted:
             counts = ", ".join(f"{name} {n}" for name, n in sorted(counted.items()))
             lines.append(f"filterproof: {checks(counted.total())} "
-                         + said[outcome].format(counts=counts, names=",".join(sorted(counted))))
+                         + said.format(counts=counts, names=",".join(sorted(counted))))
     return lines
 
 
