@@ -22,7 +22,6 @@ import pytest
 from pymilvus import MilvusException
 
 from filterproof.adapters import Adapter
-from filterproof.adapters.bridges.llamaindex_milvus import renderable
 from filterproof.conformance.checks.generative import run_property
 from filterproof.conformance.checks.twin_checks import report
 from filterproof.conformance.worlds import generated
@@ -37,6 +36,14 @@ RENDERING = (f"finding: llama-index-vector-stores-milvus {version('llama-index-v
              f"{version('milvus-lite')} reads the backslash escapes of both, so a name holding a backslash or a "
              "control character (stored escaped), or a character repr escapes (a no-break space), is refused or read "
              "as another name (bench/repro/llamaindex_milvus_filters.py)")
+
+
+def renderable(name: str) -> bool:
+    """``llamaindex_milvus.renderable``, imported when first asked: every run that collects the conformance matrix
+    imports this module, and llama-index with it cost about 3 s a process (each xdist worker, each developer run)."""
+    from filterproof.adapters.bridges.llamaindex_milvus import renderable as carried
+
+    return carried(name)
 
 
 def carried_principal(principal: Principal) -> bool:
