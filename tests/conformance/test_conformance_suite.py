@@ -242,6 +242,13 @@ POINTERS = [
      "tenant 'acme' groups ('engineering',) as of 2026-09-08 read ['kept', 'moved', 'r1', 'r2'] (during a write): "),
     ("WritesFieldByField", "during_a_change", "test_a_reader_during_a_change_sees_one_state",
      "as of 2026-09-08 read ['moved'] (during a write): "),
+    # An empty list in a call.
+    ("DeletesAllOnNoIds", "write_of_nothing", "test_a_write_of_nothing_changes_nothing",
+     "after delete([]), tenant 'acme' groups ('engineering',) as of 2026-09-08: eligible but NOT returned (missing): "
+     "k: "),
+    ("NoRevisionClauseForEmptyMap", "nothing_authoritative",
+     "test_an_active_map_with_nothing_authoritative_admits_nothing",
+     f"after asking with an empty active map, tenant 'acme' groups ('engineering',) as of 2026-09-08: {LEAK}: k: "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded

@@ -10,7 +10,8 @@ stays on our side of the line. The whole contract:
   document's metadata *exactly as the fixture gave it*, malformed values included.
   Storing metadata in a form the store can filter on is the adapter's job; so is
   making sure malformed metadata never matches.
-* ``delete(ids)`` removes documents; unknown ids are ignored.
+* ``delete(ids)`` removes documents; unknown ids are ignored. An empty list in any call
+  selects no document (``delete([])`` deletes nothing; an empty active map admits nothing).
 * ``update_metadata(id, metadata)`` replaces a document's metadata as a whole
   (revoke a group, supersede a revision); its vector is unchanged.
 * ``search(vector, k, where)`` (``vector`` of ``dim`` floats; another length raises

@@ -36,6 +36,7 @@ from filterproof.conformance.checks.clients import AcrossClientChecks
 from filterproof.conformance.checks.contract import ContractChecks
 from filterproof.conformance.checks.dates import DateChecks
 from filterproof.conformance.checks.during import DuringChangeChecks
+from filterproof.conformance.checks.empty import EmptyInputChecks
 from filterproof.conformance.checks.fixture_checks import FixtureChecks
 from filterproof.conformance.checks.generative import GeneratedChecks
 from filterproof.conformance.checks.identity import IdentityChecks
@@ -73,6 +74,6 @@ class AdapterFixtures:
 
 
 class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, DuringChangeChecks, PlacementChecks, GeneratedChecks,
-                              BulkChecks, LifecycleChecks, VectorChecks, IdChecks, ContractChecks, FixtureChecks,
-                              SizeChecks, TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):
+                              BulkChecks, LifecycleChecks, VectorChecks, IdChecks, EmptyInputChecks, ContractChecks,
+                              FixtureChecks, SizeChecks, TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""
