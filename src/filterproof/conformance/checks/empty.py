@@ -2,9 +2,9 @@
 
 ``IN ()`` is not SQL, and most filter languages refuse an empty list, so an adapter that builds a clause from a
 list tends to leave the clause out when the list is empty, and the call then reaches every row: a delete of no
-ids deletes the collection (Chroma did exactly that until 0.4: chroma-core/chroma#583, #948), a flag rewrite for
-no changed pair clears every flag, and a query whose active map holds no entry, or none of this tenant's, asks no
-revision clause and admits every revision, drafts' superseded twins included. Here each such call is made on a
+ids deletes the collection (Chroma 0.3 and 0.4 did exactly that: chroma-core/chroma#583, #948; 1.5 raises), a flag
+rewrite for no changed pair clears every flag, and a query whose active map holds no entry, or none of this
+tenant's, asks no revision clause and admits every revision, superseded ones included. Here each such call is made on a
 small world of two tenants, and every principal must then get what the policy admits: the calls that write
 nothing leave every answer as it was, and a map with nothing authoritative in it admits nothing.
 """
@@ -68,7 +68,8 @@ class EmptyInputChecks:
         the unchanged documents.
 
         If this fails: the call with an empty list reached every row (a delete without its ``WHERE``, a flag
-        cleared on every revision, an upsert in an overwrite mode); the message names the call.
+        cleared on every revision, an upsert in an overwrite mode), or the store refused it and the adapter passed
+        it on (Chroma 1.5 raises on ``delete(ids=[])``): skip the call; the message names it.
         """
         s = sc.Scenario.build(native, DOCS)
         s.sync(FULL)
@@ -76,8 +77,12 @@ class EmptyInputChecks:
         for label, write in empty_writes(native).items():
             if found:  # the first call at fault is named, not every one after it that shows the same damage
                 break
-            write()
-            found = wrong_answers(s, label, FULL)
+            try:
+                write()
+            except Exception as error:  # a store that refuses an empty list: the adapter must not pass it on
+                found = [f"{label} raised {type(error).__name__}: {error}"]
+            else:
+                found = wrong_answers(s, label, FULL)
         assert not found, " | ".join(found)
 
     def test_an_active_map_with_nothing_authoritative_admits_nothing(self, native: Adapter) -> None:

@@ -14,7 +14,7 @@ from filterproof.policy import ActiveRevisions, PolicyFilter, is_eligible
 
 class DeletesAllOnNoIds(ReferenceAdapter):
     """Renders ``delete(ids)`` as ``DELETE ... WHERE id IN (...)`` and leaves the ``WHERE`` out when there is no id:
-    a delete of nothing deletes every document (Chroma's ``delete(ids=[])`` until 0.4)."""
+    a delete of nothing deletes every document (Chroma 0.3 and 0.4's ``delete(ids=[])``)."""
 
     name = "defect-deletes-all-on-no-ids"
 
