@@ -1,5 +1,6 @@
 """Defects of an empty list: a clause built from a list is left out when the list is empty, and the call reaches
-every row (``EmptyInputChecks`` fails each; every other check passes them, since none calls with nothing)."""
+every row. ``EmptyInputChecks`` fails each; no other check calls with nothing, and the generated sequences reach an
+empty active map only by chance."""
 
 from __future__ import annotations
 
