@@ -37,10 +37,10 @@ def duckdb() -> Asked:
     con.execute("CREATE TABLE t (id VARCHAR, denied VARCHAR[])")
     for name, value in LISTS.items():
         con.execute("INSERT INTO t VALUES (?, ?)", [name, None if value is MISSING else value])
-    asked = {"NOT list_has_any(denied, $g)": "", "guarded: coalesce(denied, [])": "coalesce(denied, []::VARCHAR[])"}
+    lists = {"NOT list_has_any(denied, $g)": "denied",
+             "guarded: coalesce(denied, [])": "coalesce(denied, []::VARCHAR[])"}
     results = []
-    for label, guard in asked.items():
-        column = guard or "denied"
+    for label, column in lists.items():
         rows = con.execute(f"SELECT id FROM t WHERE NOT list_has_any({column}, $g)", {"g": GROUPS}).fetchall()
         results.append((label, {r[0] for r in rows}))
     return set(LISTS), results
