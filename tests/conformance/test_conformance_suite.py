@@ -249,6 +249,24 @@ POINTERS = [
     ("NoRevisionClauseForEmptyMap", "nothing_authoritative",
      "test_an_active_map_with_nothing_authoritative_admits_nothing",
      f"after asking with an empty active map, tenant 'acme' groups ('engineering',) as of 2026-09-08: {LEAK}: k: "),
+    # A write aimed at one id.
+    ("DeletesByLike", "aimed_at_one_id", "test_a_write_aimed_at_one_id_changes_that_document_only",
+     "; the first call at fault, delete(['a_c']), also changed 'a.c' (an id a write may read as a pattern or a "
+     "list: 'a.c'); 'a?c' (an id a write may read as a pattern or a list: 'a?c'); 'abc' (an id 'a_c' read as a "
+     "pattern or a list selects)"),
+    ("UpdatesByLike", "aimed_at_one_id", "test_a_write_aimed_at_one_id_changes_that_document_only",
+     "after updating each out of the principal's groups, one call each (37 of 201 ids): "),
+    ("DeletesByPrefix", "aimed_at_one_id", "test_a_write_aimed_at_one_id_changes_that_document_only",
+     "; the first call at fault, delete(['Ácme']), also changed 'Ácme\\x00' (an id nul twin (NUL at the end) of "
+     "'Ácme')"),
+    # The caller's objects, changed after a write.
+    ("KeepsCallersMetadata", "own_copy", "test_the_store_keeps_its_own_copy_of_what_it_was_given",
+     "then the metadata dicts it gave upsert (and another document was written and deleted): tenant 'acme' groups "
+     f"('engineering',) as of 2026-09-08: {LEAK}: c: "),
+    ("KeepsCallersVectors", "own_copy", "test_the_store_keeps_its_own_copy_of_what_it_was_given",
+     "after the caller changed, in place, the vector arrays it gave upsert (and another document was written and "
+     "deleted): tenant 'acme' groups ('engineering',) as of 2026-09-08: 'a' scored 0.000 where the vector written "
+     "scores 0.995"),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded

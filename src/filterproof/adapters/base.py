@@ -12,6 +12,9 @@ stays on our side of the line. The whole contract:
   making sure malformed metadata never matches.
 * ``delete(ids)`` removes documents; unknown ids are ignored. An empty list in any call
   selects no document (``delete([])`` deletes nothing; an empty active map admits nothing).
+  Every write selects exactly the ids it names: no pattern, prefix, trimmed or folded match.
+  What a write is given (a metadata dict, its lists, a vector array) stays the caller's: a
+  store that keeps it keeps a copy.
 * ``update_metadata(id, metadata)`` replaces a document's metadata as a whole
   (revoke a group, supersede a revision); its vector is unchanged.
 * ``search(vector, k, where)`` (``vector`` of ``dim`` floats; another length raises
@@ -419,8 +422,10 @@ def records_of(ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mappi
 def checked_vector(vector: Any, dim: int | None, what: str) -> np.ndarray:
     """``vector`` as a float32 row, or the contract's ``ValueError`` (naming ``what``: a record's id, or ``query``)
     when its shape is not the index's ``(dim,)``: every store refuses a vector of another length, in a write or a
-    query, rather than padding, cutting or passing it to an engine whose error is no ``ValueError``."""
-    row = np.asarray(vector, dtype=np.float32)
+    query, rather than padding, cutting or passing it to an engine whose error is no ``ValueError``. Always a copy:
+    a store that keeps it (a bridge scores and rewrites with the vectors it was given) must not keep the caller's
+    array, which the caller may fill again (``CallerObjectChecks``)."""
+    row = np.array(vector, dtype=np.float32)
     if row.shape != (dim,):
         raise ValueError(f"{what}: vector has shape {row.shape}, index takes ({dim},)")
     return row

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 import pytest
 
 from filterproof.adapters.base import Adapter
+from filterproof.conformance.checks.aimed import AimedWriteChecks
 from filterproof.conformance.checks.bulk import BulkChecks
 from filterproof.conformance.checks.clients import AcrossClientChecks
 from filterproof.conformance.checks.contract import ContractChecks
@@ -42,6 +43,7 @@ from filterproof.conformance.checks.generative import GeneratedChecks
 from filterproof.conformance.checks.identity import IdentityChecks
 from filterproof.conformance.checks.ids import IdChecks
 from filterproof.conformance.checks.lifecycle import LifecycleChecks
+from filterproof.conformance.checks.owned import CallerObjectChecks
 from filterproof.conformance.checks.placement import PlacementChecks
 from filterproof.conformance.checks.scale_tier import ScaleChecks
 from filterproof.conformance.checks.sizes import SizeChecks
@@ -74,6 +76,7 @@ class AdapterFixtures:
 
 
 class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, DuringChangeChecks, PlacementChecks, GeneratedChecks,
-                              BulkChecks, LifecycleChecks, VectorChecks, IdChecks, EmptyInputChecks, ContractChecks,
+                              BulkChecks, LifecycleChecks, VectorChecks, AimedWriteChecks, IdChecks,
+                              CallerObjectChecks, EmptyInputChecks, ContractChecks,
                               FixtureChecks, SizeChecks, TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""

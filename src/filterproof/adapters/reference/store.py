@@ -106,7 +106,7 @@ class ReferenceAdapter(AdapterBase):
     @locked
     def upsert(self, records: Sequence[Record]) -> None:
         for record in records:
-            vector = checked_vector(record.vector, self._dim, record.id).copy()  # the caller may reuse its array
+            vector = checked_vector(record.vector, self._dim, record.id)  # a copy: the caller may reuse its array
             row = self._row.get(record.id)
             if row is None:
                 self._row[record.id] = len(self._ids)
