@@ -296,6 +296,8 @@ PLAIN_PATH_ONLY = {
     "test_generated_sequences_of_operations": "60 sequences of writes, each step a write through the framework",
     "test_sizes": "documents of 10,000 groups and 20,000-character identities through the framework's add path",
     "test_document_ids_are_exact_strings": "183 documents through the framework's add path, one per id",
+    "test_a_write_aimed_at_one_id_changes_that_document_only": "201 documents through the framework's add path, "
+                                                               "then 111 writes of one id each",
     "test_absent_is_not_a_value": "7 worlds of absent and default values, each a new store",
     "test_one_call_past_a_thousand_changes": "1,300 documents written, then 1,040 moved and 1,040 deleted, through "
                                              "the framework's add and delete paths (langchain-qdrant's mmr: 32 s)",

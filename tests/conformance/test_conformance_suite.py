@@ -134,6 +134,10 @@ POINTERS = [
      "NOT returned (missing): g64: "),
     ("AbsentTenantAsEmpty", "absent_is_not", "test_absent_is_not_a_value?tenant?",
      f"[tenant absent, every key in the map] tenant '' groups ('engineering',) as of 2026-09-08: {LEAK}: t-absent: "),
+    ("FoldsKeyCase", "absent_is_not", "test_absent_is_not_a_value?tenant?",
+     f"[tenant absent, every key in the map] tenant 'acme' groups ('engineering',) as of 2026-09-08: {LEAK}: te-key0: "
+     "{'logical_id': 'doc', 'revision': 1, 'status': 'active', 'groups': ['engineering'], 'valid_from': "
+     "'2026-01-01', 'Tenant': 'acme'}"),
     ("UnterminatedHexEscapes", "identity_twins", "test_identity_twins?tenant?",
      "[tenant astral, every key in the map] tenant 'Kio\\u0308sk-straße-\U0001f600-\\ufb01n' groups ('engineering',) "
      f"as of 2026-09-08: {LEAK}: t4: "),
@@ -189,6 +193,8 @@ POINTERS = [
      "adapter.delete(['d"),
     ("UpdateResurrects", "generated_sequences", "test_generated_sequences_of_operations",
      "then: unfiltered search returned ['d"),
+    ("BatchUpdateUpserts", "generated_sequences", "test_generated_sequences_of_operations",
+     "1. adapter.update_metadata_batch({'ghost': "),
     ("FlushesDeletesFirst", "generated_sequences", "test_generated_sequences_of_operations",
      "fails; after each step the native filter is checked for 4 principals and unfiltered"),
     ("OptimizeRestoresFlags", "generated_sequences", "test_generated_sequences_of_operations",

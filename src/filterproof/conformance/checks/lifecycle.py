@@ -22,17 +22,10 @@ from filterproof.conformance.worlds.sequence_aims import ELIGIBLE, aimed
 from filterproof.conformance.worlds.sequence_draws import drawn
 from filterproof.policy import PolicyFilter
 
-FIELD_FLIPS: dict[str, tuple[Any, Any]] = {
-    "tenant": ("acme", "beta"), "logical_id": ("doc", "unmapped"), "revision": (1, 2), "status": ("active", "draft"),
-    "groups": (["engineering"], ["nobody"]), "valid_from": ("2020-01-01", "2027-01-01"),
-    "valid_until": ("2027-01-01", "2026-06-01"),
-}
-"""For each field, a value that keeps ``scenarios.meta()`` eligible and one that makes it ineligible (with the map
-of ``meta()``: ``acme/doc`` at revision 1)."""
 MIN_NONEMPTY = 0.1
 MIN_STEPS, MAX_STEPS = 4, 24
 REQUIRED_KINDS = ("insert", "replace", "re-upsert", "delete", "delete unknown", "update revision", "update tenant",
-                  "update logical_id", "update deleted", "map add", "map move", "map remove")
+                  "update logical_id", "update deleted", "update batch", "map add", "map move", "map remove")
 """Steps every run of the sequence test must have taken at least once, or it proved too little."""
 
 
@@ -197,7 +190,7 @@ class LifecycleChecks(Budgets):
         assert s.native_ids(where) == {"keep"}
         assert s.native_ids(None) == {"keep"}
 
-    @pytest.mark.parametrize("field", sorted(FIELD_FLIPS))
+    @pytest.mark.parametrize("field", sorted(sc.FIELD_FLIPS))
     def test_every_field_updated_both_ways(self, mutable: Adapter, field: str) -> None:
         """A store holding one document: ``update_metadata`` changing only ``field`` lets it in, then out, then
         in again (and the same starting from in); every step visible to the next query.
@@ -206,7 +199,7 @@ class LifecycleChecks(Budgets):
         map of the segment's dates, a bitmap or posting list, a cached mask) that an update
         does not rewrite, or rewrites in one direction only (revocations, not grants).
         """
-        inside, outside = FIELD_FLIPS[field]
+        inside, outside = sc.FIELD_FLIPS[field]
         where = PolicyFilter(sc.principal(), sc.AS_OF, sc.active_for({"d": sc.meta()}))
         for start, then in ((outside, inside), (inside, outside)):
             docs = {"d": sc.meta(**{field: start})}

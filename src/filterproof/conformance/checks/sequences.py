@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import Adapter, Record, optimize, sync_active
+from filterproof.adapters.base import Adapter, Record, optimize, sync_active, update_many
 from filterproof.conformance.worlds import diagnosis
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.conformance.worlds.twins import shown
@@ -167,6 +167,25 @@ class Update:
 
 
 @dataclass(frozen=True)
+class UpdateBatch:
+    """Several one-field updates of distinct ids in one ``update_metadata_batch`` call (``update_many``: one by
+    one where the adapter has no batch): a permissions job's bulk change, unknown and deleted ids among them."""
+
+    updates: tuple[Update, ...]
+
+    def apply(self, model: Model, adapter: Adapter) -> str:
+        metas = {u.id: u.metadata(model) for u in self.updates}
+        update_many(adapter, metas)
+        model.kinds.add("update batch")
+        for u in self.updates:
+            if u.id in model.docs:
+                model.touch(model.docs[u.id])
+                model.docs[u.id] = model.last_seen[u.id] = metas[u.id]
+                model.touch(metas[u.id])
+        return f"update_metadata_batch({shown(metas)})  # " + ", ".join(f"{u.id}: {u.field}" for u in self.updates)
+
+
+@dataclass(frozen=True)
 class SetRevision:
     tenant: str
     logical_id: str
@@ -194,7 +213,7 @@ class Optimize:
         return "optimize()"
 
 
-Operation = Upsert | Delete | Update | SetRevision | Background | Optimize
+Operation = Upsert | Delete | Update | UpdateBatch | SetRevision | Background | Optimize
 
 
 def check(model: Model, adapter: Adapter, tolerance: float = 0.0) -> str | None:

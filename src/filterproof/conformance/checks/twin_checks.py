@@ -58,14 +58,17 @@ class TwinChecks:
         """A field left out or null beside the values stores write in its place: ``''``, ``'None'`` and
         ``'null'`` for a tenant, a logical id, a status or a group; 0, -1 and 1 for a revision; day 0,
         0001-01-01 and the day asked for a start; ``''`` and day 0 for an end. Each asked by the principal,
-        map or day that admits the value: an absent required field is malformed and fails closed.
+        map or day that admits the value: an absent required field is malformed and fails closed. And the
+        field's key spelled ``Tenant``, ``TENANT`` or ``tenant ``, which is another key, never the field.
 
         If this fails: the message names the document and what its field is. A document without
         the field (or null) returned: the store, a driver or a schema wrote the absence as a
         value (``None`` as ``''`` or ``'None'``, a ``NOT NULL DEFAULT``, a date codec's day 0),
         and the principal holding that value reads it; judge the document malformed before
         encoding it, and write the absence as a marker no principal can hold. The empty end
-        ``''`` returned: an empty ``valid_until`` was read as open-ended (it is malformed).
+        ``''`` returned: an empty ``valid_until`` was read as open-ended (it is malformed). A document with a
+        ``-key`` id answered otherwise: the store read a key spelled otherwise as the field (folded case,
+        trimmed): keep metadata keys exactly as given.
         """
         failures = absent.absent_world(name).failures(native)
         assert not failures, report(failures, f"an absent {name}")

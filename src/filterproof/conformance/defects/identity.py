@@ -354,6 +354,17 @@ class AbsentTenantAsEmpty(RowPredicate):
         return is_eligible({**meta, "tenant": "" if meta.get("tenant") is None else meta["tenant"]}, where)
 
 
+class FoldsKeyCase(RowPredicate):
+    """Reads metadata keys case-insensitively, the last one written winning (columns named by unquoted SQL
+    identifiers, a case-insensitive schema): a document without a tenant but with ``Tenant`` is read as well
+    formed, and one whose ``Tenant`` follows its ``tenant`` is read as the other tenant's."""
+
+    name = "defect-folds-key-case"
+
+    def eligible(self, meta: Mapping[str, Any], where: PolicyFilter) -> bool:
+        return is_eligible({str(key).lower(): value for key, value in meta.items()}, where)
+
+
 class UnterminatedHexEscapes(RewritesIdentities):
     """Escapes every character beyond ASCII as ``\\x`` and at least four hex digits, with no terminator (a
     hand-written escaper for a filter language's string literals): the emoji U+1F600 becomes ``\\x1f600``, which

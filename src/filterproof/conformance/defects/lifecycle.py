@@ -137,6 +137,20 @@ class UpdateResurrects(Tombstones):
             super().update_metadata(id, metadata)
 
 
+class BatchUpdateUpserts(ReferenceAdapter):
+    """``update_metadata_batch`` as the store's upsert of every id in the batch (an upsert needs the vector: the
+    unknown ones get a placeholder): an id deleted before the bulk change, or never written, is created. The
+    single ``update_metadata`` ignores it, as it should; only the batch path is wrong."""
+
+    name = "defect-batch-update-upserts"
+
+    def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        known = {i: m for i, m in updates.items() if i in self._row}
+        for doc_id, metadata in known.items():
+            self.update_metadata(doc_id, metadata)
+        self.upsert([Record(i, np.ones(self._dim, np.float32), m) for i, m in updates.items() if i not in known])
+
+
 class FlushesDeletesFirst(ReferenceAdapter):
     """Buffers writes and applies them at the next search by kind, deletes first, then upserts, then updates:
     an upsert and a delete of one id with no search between them leave the document in place."""

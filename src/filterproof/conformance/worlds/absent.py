@@ -12,7 +12,10 @@ then reads the malformed document. The other way round, an empty ``valid_until``
 Each world holds, for one field, a document where the field is absent, one where it is
 null (written first: a store that infers a column from its first write), and one for each
 value that stands in for them, asked by the principal, the active map or on the day
-that admits that value.
+that admits that value. And the field's key spelled otherwise (``Tenant``, ``TENANT``,
+``tenant ``): a store that folds or trims keys (columns named by unquoted SQL identifiers,
+a case-insensitive schema) reads a document without the field as one with it, or a
+document's other key as its field.
 """
 
 from __future__ import annotations
@@ -58,9 +61,36 @@ def absent_world(name: str) -> TwinWorld:
         principals = [Principal(sc.TENANT, (v,)) for v in TEXTS]
     elif name == "revision":
         maps = {f"the map at revision {r}": ActiveRevisions.of({(sc.TENANT, "doc"): r}) for r in STANDS_IN[name]}
+    twins = key_twins(name)
+    docs.update({i: meta for i, (meta, _) in twins.items()})
+    what.update({i: said for i, (_, said) in twins.items()})
+    if name in ("tenant", "groups"):
+        principals.append(sc.principal())  # the one a key twin's value would admit
     nulls = [i for i in docs if i.endswith(("-absent", "-null"))]
     return TwinWorld(f"{name} absent", docs, maps, principals, what=what,
                      batches=[nulls, [i for i in docs if i not in nulls]])
+
+
+KEY_TWINS = (str.title, str.upper, lambda key: key + " ")
+"""Keys a store may read as the field's: a folded case (unquoted SQL identifiers, a case-insensitive schema), a
+trailing space (a trimmed key)."""
+
+
+def key_twins(name: str) -> dict[str, tuple[dict[str, Any], str]]:
+    """For each twin of the field's key: the field absent (an optional end: absent, so open) beside the twin key
+    holding the value that flips the document; and the field holding the flipping value beside the twin key,
+    written after it, holding the other. A store that reads the twin as the field answers otherwise."""
+    inside, outside = sc.FIELD_FLIPS[name]
+    optional = name == "valid_until"
+    found = {}
+    for n, twin in enumerate(spell(name) for spell in KEY_TWINS):
+        held = outside if optional else inside
+        found[f"{name[:2]}-key{n}"] = ({**sc.meta(**{name: ...}), twin: held},
+                                       f"a document without {name} whose key {twin!r} holds {shown(held)}")
+        found[f"{name[:2]}-key{n}b"] = ({**sc.meta(**{name: outside}), twin: inside},
+                                        f"a document whose {name} is {shown(outside)} and whose key {twin!r}, "
+                                        f"after it, holds {shown(inside)}")
+    return found
 
 
 FIELDS = tuple(STANDS_IN)

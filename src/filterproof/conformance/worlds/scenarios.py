@@ -38,6 +38,14 @@ def meta(**overrides: Any) -> dict[str, Any]:
     return {k: v for k, v in base.items() if v is not ...}
 
 
+FIELD_FLIPS: dict[str, tuple[Any, Any]] = {
+    "tenant": ("acme", "beta"), "logical_id": ("doc", "unmapped"), "revision": (1, 2), "status": ("active", "draft"),
+    "groups": (["engineering"], ["nobody"]), "valid_from": ("2020-01-01", "2027-01-01"),
+    "valid_until": ("2027-01-01", "2026-06-01"),
+}
+"""For each field, a value that keeps ``scenarios.meta()`` eligible and one that makes it ineligible (with the map
+of ``meta()``: ``acme/doc`` at revision 1)."""
+
 def principal(tenant: str = TENANT, *groups: str) -> Principal:
     return Principal(tenant, groups or (GROUP,))
 

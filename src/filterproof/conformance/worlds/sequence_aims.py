@@ -28,6 +28,7 @@ from filterproof.conformance.checks.sequences import (
     SetRevision,
     Step,
     Update,
+    UpdateBatch,
     Upsert,
 )
 from filterproof.conformance.worlds import scenarios as sc
@@ -89,6 +90,10 @@ def toward(rnd: random.Random, model: Model, aim: str) -> Operation:
         return Delete((doc_id,))
     if aim == "replace":
         return Upsert(doc_id, metadata(rnd, model), rnd.randrange(8))
+    if aim == "update batch":  # a stored document and one the store does not hold, in one call
+        other = gone[0] if gone else "ghost"
+        return UpdateBatch(tuple(Update(i, name := rnd.choice(sorted(FIELD_VALUES)), update_value(rnd, model, i, name))
+                                 for i in (doc_id, other)))
     if aim.startswith("update "):
         name = aim.removeprefix("update ")
         return Update(doc_id, name, update_value(rnd, model, doc_id, name))

@@ -30,6 +30,7 @@ from filterproof.conformance.checks.sequences import (
     SetRevision,
     Step,
     Update,
+    UpdateBatch,
     Upsert,
 )
 from filterproof.conformance.worlds import scenarios as sc
@@ -145,9 +146,13 @@ def operations(rnd: random.Random, model: Model) -> tuple[Operation, ...]:
         meta = dict(model.last_seen[doc_id]) if same else metadata(rnd, model)
         return (Upsert(doc_id, meta, model.vectors.get(doc_id, 0) if same else rnd.randrange(8)),)
     if kind == "update":
-        name = rnd.choice(UPDATED_FIELDS)
-        target = rnd.choice(gone) if gone and rnd.random() < 0.3 else some_id(rnd, stored, (*IDS, "ghost"))
-        return (Update(target, name, update_value(rnd, model, target, name)),)
+        updates = {}
+        for _ in range(1 if rnd.random() < 0.8 else rnd.randint(2, 4)):  # else one batch of several ids
+            name = rnd.choice(UPDATED_FIELDS)
+            target = rnd.choice(gone) if gone and rnd.random() < 0.3 else some_id(rnd, stored, (*IDS, "ghost"))
+            updates.setdefault(target, Update(target, name, update_value(rnd, model, target, name)))
+        drawn_updates = tuple(updates.values())
+        return drawn_updates if len(drawn_updates) == 1 else (UpdateBatch(drawn_updates),)
     if kind == "delete":
         return (Delete(tuple(dict.fromkeys(some_id(rnd, stored, (*IDS, "ghost")) for _ in range(rnd.randint(1, 2))))),)
     if kind == "recycle" and stored:
