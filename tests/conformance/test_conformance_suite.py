@@ -138,6 +138,9 @@ POINTERS = [
      f"[tenant absent, every key in the map] tenant 'acme' groups ('engineering',) as of 2026-09-08: {LEAK}: te-key0: "
      "{'logical_id': 'doc', 'revision': 1, 'status': 'active', 'groups': ['engineering'], 'valid_from': "
      "'2026-01-01', 'Tenant': 'acme'}"),
+    ("AnswersKPerSlice", "test_sizes", "test_sizes",
+     "[group a principal in thousands, every key in the map] tenant 'acme' groups (2000 groups: 'dir-0000', "
+     "'dir-0001', 'dir-0002', ..., 'dir-1999') as of 2026-09-08, k=2: returned ['p499', 'p1000', "),
     ("UnterminatedHexEscapes", "identity_twins", "test_identity_twins?tenant?",
      "[tenant astral, every key in the map] tenant 'Kio\\u0308sk-straße-\U0001f600-\\ufb01n' groups ('engineering',) "
      f"as of 2026-09-08: {LEAK}: t4: "),

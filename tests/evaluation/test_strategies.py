@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter
+from filterproof.errors import AdapterError
 from filterproof.evaluation.strategies import ranked_search
 from filterproof.policy import PolicyFilter
 
@@ -41,3 +43,20 @@ def test_zero_scores_are_not_retrievals() -> None:
     store.upsert([Record("a", np.array([0, 1], np.float32), {}), Record("b", np.array([1, 0], np.float32), {})])
     [hits] = ranked_search(store, np.array([[1, 0]], np.float32), 5, [None], {"a": 0, "b": 1})
     assert [h.id for h in hits] == ["b"]
+
+
+class Repeats(ReferenceAdapter):
+    """Answers every hit twice (two slices' answers concatenated): more than k, each document twice."""
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        hits = super().search(vector, k, where)
+        return hits + hits
+
+
+def test_more_than_k_hits_or_an_id_twice_is_an_error_not_a_result() -> None:
+    store = Repeats()
+    store.reset(2)
+    store.upsert([Record("a", np.array([1, 1], np.float32), {}), Record("b", np.array([1, 0], np.float32), {})])
+    with pytest.raises(AdapterError, match=r"returned 4 hits for k=10, these ids more than once: \['a', 'b'\]: a "
+                                           r"search returns at most k hits, each document once"):
+        ranked_search(store, np.array([[1, 0]], np.float32), 2, [None], {"a": 0, "b": 1})

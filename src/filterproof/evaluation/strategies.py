@@ -64,10 +64,17 @@ def tie_key(score: float) -> float:
     return round(score, TIE_DIGITS)
 
 
-def _usable(hits: list[Hit], order: Mapping[str, int], backend: str) -> list[Hit]:
+def _usable(hits: list[Hit], order: Mapping[str, int], backend: str, k: int) -> list[Hit]:
+    """The hits scored above zero; a store that breaks the contract's answer (an id never written, more than
+    ``k`` hits, an id twice: slices of a filter concatenated, not merged) is an error, not a result."""
     for hit in hits:
         if hit.id not in order:
             raise AdapterError(f"{backend} returned id {hit.id!r}, which was never upserted")
+    if len(hits) > k or len({h.id for h in hits}) < len(hits):
+        twice = sorted({h.id for h in hits if sum(g.id == h.id for g in hits) > 1})[:5]
+        raise AdapterError(f"{backend} returned {len(hits)} hits for k={k}" + (f", these ids more than once: {twice}"
+                                                                               if twice else "")
+                           + ": a search returns at most k hits, each document once")
     return [h for h in hits if math.isfinite(h.score) and h.score > 0]
 
 
@@ -95,11 +102,11 @@ def ranked_search(
     results = []
     for vector, where, raw in zip(vectors, wheres, raws, strict=True):
         fetch = fetched
-        positive = _usable(raw, order, adapter.name)
+        positive = _usable(raw, order, adapter.name, fetched)
         while _tie_open(raw, positive, fetch, depth):
             fetch *= 2
             raw = adapter.search(vector, fetch, where)
-            positive = _usable(raw, order, adapter.name)
+            positive = _usable(raw, order, adapter.name, fetch)
         positive.sort(key=lambda h: (-tie_key(h.score), order[h.id]))
         results.append(positive[:depth])
     return results

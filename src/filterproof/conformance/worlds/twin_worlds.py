@@ -47,6 +47,9 @@ class TwinWorld:
     days: list[date] = field(default_factory=lambda: [sc.AS_OF])
     what: dict[str, str] = field(default_factory=dict)
     batches: list[list[str]] | None = None
+    best_of: int = 0
+    """Also ask each principal for its best ``best_of`` alone (raw, not through the harness's margin): a filter
+    cut into slices, each asked for k and the answers concatenated, returns more than k."""
 
     def failures(self, adapter: Adapter) -> list[str]:
         """One line per (map, principal, day) whose native answer differs from the policy's."""
@@ -57,6 +60,11 @@ class TwinWorld:
                 for day in self.days:
                     where = PolicyFilter(principal, day, active)
                     got, want = s.native_ids(where), s.policy_ids(where)
+                    if self.best_of and got == want:
+                        best = [h.id for h in adapter.search(s.query, self.best_of, where)]
+                        if len(best) > self.best_of or not set(best) <= want:
+                            found.append(f"[{self.label}, {map_label}] {sc.asked(where)}, k={self.best_of}: "
+                                         f"returned {best}, at most {self.best_of} of {sorted(want)}")
                     if got != want:
                         named = "; ".join(f"{i} is {self.what[i]}" for i in sorted(got ^ want) if i in self.what)
                         found.append(f"[{self.label}, {map_label}] {sc.asked(where)}: "
@@ -221,7 +229,7 @@ def big_principal_world() -> TwinWorld:
     what = {i: f"in the principal's group number {n + 1} of {BIG_PRINCIPAL}" for i, n in placed.items()}
     principals = [Principal(sc.TENANT, tuple(groups)), Principal(sc.TENANT, tuple(reversed(groups)))]
     return TwinWorld("group a principal in thousands", docs, {"every key in the map": sc.active_for(docs)},
-                     principals, what={**what, "outside": "in a group the principal is not in"})
+                     principals, what={**what, "outside": "in a group the principal is not in"}, best_of=2)
 
 
 def composite_world() -> TwinWorld:
