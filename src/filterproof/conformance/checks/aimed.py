@@ -116,6 +116,7 @@ def first_at_fault(adapter: Adapter, step: int) -> str:
 
 
 def take(world: AimedWorld, step: int) -> None:
+    """Step ``step`` (``STEPS``) on every aimed id: one call each, the upsert one call for all."""
     if step == 1:
         world.upsert_back(world.aimed)
         return
@@ -146,5 +147,6 @@ class AimedWriteChecks:
             differ = world.differ(*expected(world, step, set(world.aimed)))
             if differ:
                 where = first_at_fault(mutable, step)
-                raise AssertionError(f"after {label} ({len(world.aimed)} of {len(world.held)} ids): the answers "
-                                     f"show otherwise {len(differ)} documents, e.g. {world.named(differ)}{where}")
+                raise AssertionError(f"after {label} ({len(world.aimed)} of {len(world.held)} ids): {len(differ)} "
+                                     f"documents answer otherwise than the writes said, e.g. {world.named(differ)}"
+                                     f"{where}")
