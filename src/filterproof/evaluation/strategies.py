@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -71,7 +72,7 @@ def _usable(hits: list[Hit], order: Mapping[str, int], backend: str, k: int) -> 
         if hit.id not in order:
             raise AdapterError(f"{backend} returned id {hit.id!r}, which was never upserted")
     if len(hits) > k or len({h.id for h in hits}) < len(hits):
-        twice = sorted({h.id for h in hits if sum(g.id == h.id for g in hits) > 1})[:5]
+        twice = sorted(i for i, n in Counter(h.id for h in hits).items() if n > 1)[:5]
         raise AdapterError(f"{backend} returned {len(hits)} hits for k={k}" + (f", these ids more than once: {twice}"
                                                                                if twice else "")
                            + ": a search returns at most k hits, each document once")

@@ -78,6 +78,10 @@ class AimedWorld:
     def delete(self, target: str) -> None:
         self.adapter.delete([target])
 
+    def write_one(self, step: int, target: str) -> None:
+        """Step 0 (update out) or 2 (delete) of ``STEPS`` on one id; step 1 is one upsert of them all."""
+        (self.update_out if step == 0 else self.delete)(target)
+
     def differ(self, filtered: set[str], unfiltered: set[str]) -> set[str]:
         """The documents the answers show otherwise than expected (filtered and unfiltered)."""
         probe, k = np.ones(3, dtype=np.float32), len(self.ids) + 5
@@ -106,7 +110,7 @@ def first_at_fault(adapter: Adapter, step: int) -> str:
         take(world, before)
     done: set[str] = set()
     for target in world.aimed if step != 1 else []:
-        (world.update_out if step == 0 else world.delete)(target)
+        world.write_one(step, target)
         done.add(target)
         differ = world.differ(*expected(world, step, done))
         if differ:
@@ -121,7 +125,7 @@ def take(world: AimedWorld, step: int) -> None:
         world.upsert_back(world.aimed)
         return
     for target in world.aimed:
-        (world.update_out if step == 0 else world.delete)(target)
+        world.write_one(step, target)
 
 
 class AimedWriteChecks:

@@ -86,6 +86,13 @@ class Model:
         self.docs[doc_id], self.vectors[doc_id], self.last_seen[doc_id] = dict(meta), vector_seed, dict(meta)
         self.touch(meta)
 
+    def update(self, doc_id: str, meta: dict[str, Any]) -> None:
+        """A stored document's metadata replaced; an id not stored is ignored (the contract's update)."""
+        if doc_id in self.docs:
+            self.touch(self.docs[doc_id])
+            self.docs[doc_id] = self.last_seen[doc_id] = meta
+            self.touch(meta)
+
     def touch(self, meta: dict[str, Any]) -> None:
         tenant, logical_id = meta.get("tenant"), meta.get("logical_id")
         if isinstance(tenant, str) and isinstance(logical_id, str):
@@ -159,10 +166,7 @@ class Update:
         model.kinds.add(f"update {self.field}" if known else "update deleted" if self.id in model.last_seen
                         else "update unknown")
         adapter.update_metadata(self.id, meta)
-        if known:
-            model.touch(model.docs[self.id])
-            model.docs[self.id] = model.last_seen[self.id] = meta
-            model.touch(meta)
+        model.update(self.id, meta)
         return f"update_metadata({self.id!r}, {shown(meta)})  # {self.field} changed"
 
 
@@ -177,11 +181,8 @@ class UpdateBatch:
         metas = {u.id: u.metadata(model) for u in self.updates}
         update_many(adapter, metas)
         model.kinds.add("update batch")
-        for u in self.updates:
-            if u.id in model.docs:
-                model.touch(model.docs[u.id])
-                model.docs[u.id] = model.last_seen[u.id] = metas[u.id]
-                model.touch(metas[u.id])
+        for doc_id, meta in metas.items():
+            model.update(doc_id, meta)
         return f"update_metadata_batch({shown(metas)})  # " + ", ".join(f"{u.id}: {u.field}" for u in self.updates)
 
 

@@ -24,7 +24,7 @@ class DeletesByLike(ReferenceAdapter):
 
     def delete(self, ids: Sequence[str]) -> None:
         named = list(ids)
-        super().delete([i for i in list(self._ids) if any(like(x, i) for x in named)])
+        super().delete([i for i in self._ids if any(like(x, i) for x in named)])
 
 
 class DeletesByPrefix(ReferenceAdapter):
@@ -35,7 +35,7 @@ class DeletesByPrefix(ReferenceAdapter):
 
     def delete(self, ids: Sequence[str]) -> None:
         named = list(ids)
-        super().delete([i for i in list(self._ids) if any(i.startswith(x) for x in named)] if named else [])
+        super().delete([i for i in self._ids if any(i.startswith(x) for x in named)])
 
 
 class UpdatesByLike(ReferenceAdapter):
