@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from filterproof.adapters import Adapter, BackendUnavailable, open_backend
-from filterproof.adapters.bridges.core import KeyedVectors
+from filterproof.adapters.bridges.core import DOC_PREFIX, KeyedVectors
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import PolicyFilter, Principal
 from support.paths import ROOT
@@ -71,6 +71,21 @@ def test_the_shim_answers_only_with_given_vectors() -> None:
         keys(key)  # gone once its call is done
     with pytest.raises(KeyError):
         keys("what is the retry policy?")
+
+
+def test_two_calls_asking_the_same_vector_at_once_keep_their_own_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads sharing a bridge asked the same query: both calls got the key of its digest, and the first to
+    end dropped it while the second's framework still had to embed it (KeyError, found by SharedClientChecks)."""
+    keys = KeyedVectors()
+    vector = np.array([0.5, 0.25], dtype=np.float32)
+    with keys.query(vector) as second:
+        with keys.query(vector) as first:
+            assert first != second
+        assert keys(second) == [0.5, 0.25]
+    monkeypatch.setattr("filterproof.adapters.bridges.core.MAX_QUERY_KEYS", 3)
+    with keys.query(vector) as live:
+        stored = [keys.key(np.array([n, 1.0], dtype=np.float32), DOC_PREFIX) for n in range(5)]  # past the limit
+        assert keys(live) == [0.5, 0.25] and keys(stored[-1]) == [4.0, 1.0]
 
 
 def test_llamaindex_pgvector_close_disposes_the_stores_engine() -> None:

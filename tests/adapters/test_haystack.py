@@ -7,6 +7,7 @@ filter, paths, and a seeded bridge that the suite must fail. The suite on the br
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from datetime import date
@@ -21,6 +22,7 @@ from typer.testing import CliRunner
 from filterproof.adapters import OptionError, open_backend
 from filterproof.adapters.bridges.haystack_filters import compile_filter, compile_partitions, match_nothing
 from filterproof.cli import app
+from filterproof.errors import BackendUnavailable
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal
 from support.paths import FIXTURES, ROOT
 
@@ -51,6 +53,27 @@ def test_the_integration_agrees_with_haystacks_in_memory_store(script: str) -> N
         pytest.xfail(f"finding: {FINDINGS[script]}")
     assert run.returncode == 0, run.stdout + run.stderr
     pytest.fail(f"fixed in the installed release? {FINDINGS[script]} no longer reproduces:\n{run.stdout}")
+
+
+@pytest.mark.slow  # a child interpreter importing Haystack, and up to five rounds of 1,000 retrievals (3-15 s)
+def test_one_pgvector_store_shared_by_threads_answers_each_caller_its_own_rows() -> None:
+    """pgvector-haystack's store runs every retrieval on one cursor (execute, then fetch): threads sharing it read
+    each other's rows (findings/integration.md#finding-16); the ``haystack-pgvector`` bridge declares
+    ``thread_safe=False`` for it. A race: the script asks until it meets it, five rounds at most."""
+    pytest.importorskip("haystack_integrations.document_stores.pgvector")
+    from filterproof.adapters.bridges.pgvector import libpq_dsn
+
+    try:
+        dsn = libpq_dsn(None)
+    except BackendUnavailable as error:
+        pytest.skip(str(error))
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "repro" / "haystack_pgvector_shared_store.py")],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "PGVECTOR_DSN": dsn})
+    if run.returncode == 1 and "VIOLATED" in run.stdout:
+        pytest.xfail("finding: pgvector-haystack 8.1.2 shares one cursor between retrievals "
+                     "(findings/integration.md#finding-16)")
+    assert run.returncode == 0, run.stdout + run.stderr
+    pytest.fail(f"fixed in the installed release? a shared store no longer mixes callers' rows:\n{run.stdout}")
 
 
 # -- the haystack-qdrant bridge ---------------------------------------------------------------------------------

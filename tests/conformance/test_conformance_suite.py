@@ -276,6 +276,12 @@ POINTERS = [
      "after the caller changed, in place, the vector arrays it gave upsert (and another document was written and "
      "deleted): tenant 'acme' groups ('engineering',) as of 2026-09-08: 'a' scored 0.000 where the vector written "
      "scores 0.995"),
+    # One client searched from several threads at once.
+    ("KeepsFilterOnClient", "one_client", "test_one_client_searched_from_several_threads_answers_each_caller",
+     "searched from 4 threads at once, one client answered callers otherwise than alone (another caller's filter "
+     "or query): "),
+    ("KeepsQueryOnClient", "one_client", "test_one_client_searched_from_several_threads_answers_each_caller",
+     "otherwise (another caller's query): "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded
@@ -565,6 +571,27 @@ def test_capabilities_skip_what_an_adapter_cannot_take(pytester: pytest.Pytester
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0 and outcomes["skipped"] >= 15 and outcomes["passed"] >= 5
     result.stdout.fnmatch_lines(["*rank-only-store declares native_filter=False: no pre_filter to check*"])
+
+
+def test_a_client_that_must_not_be_shared_skips_the_threads_unless_required(pytester: pytest.Pytester) -> None:
+    """``thread_safe=False`` (a client per thread, as pgvector-haystack's store needs): the check of one client
+    shared by threads skips with the reason, and fails where the run requires ``thread_safe``."""
+    pytester.makepyfile(unshared='''
+        from filterproof.adapters.base import Capabilities
+        from filterproof.conformance.defects import KeepsFilterOnClient
+
+        class Unshared(KeepsFilterOnClient):
+            name = "unshared-store"
+            capabilities = Capabilities(thread_safe=False)
+    ''')
+    pytester.syspathinsert()
+    args = (*SUITE, "--adapter", "unshared:Unshared", "-k", "one_client", "-rs")
+    green = pytester.runpytest(*args)
+    green.assert_outcomes(skipped=1)
+    green.stdout.fnmatch_lines(["*unshared-store declares thread_safe=False: one client per thread [[]lacks "
+                                "thread_safe]"])
+    red = pytester.runpytest(*args, "--conformance-require", "thread_safe")
+    red.assert_outcomes(failed=1)
 
 
 def test_a_green_run_on_another_path_than_the_declared_one_warns(pytester: pytest.Pytester) -> None:

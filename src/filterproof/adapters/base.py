@@ -29,6 +29,10 @@ stays on our side of the line. The whole contract:
   eligible ones exist is a short result: allowed, and reported.
 * ``close()`` releases the store; the adapter is not used afterwards.
 * ``capabilities`` says what the adapter can do, so that tests it cannot take skip.
+* One client may be searched from several threads at once (a web application's request
+  threads share it): each call answers under its own filter and query, kept in the call,
+  never on the client (``adapters.locking.locked`` serializes a connection that keeps its
+  last result). A client that must not be shared declares ``thread_safe=False``.
 
 A second client (``SecondClient``, optional), for readers other than the writer: in
 production a permissions job writes and API replicas read, through other clients and
@@ -143,6 +147,9 @@ class Capabilities:
     staleness_bound_s: float | None = None
     """How long after the writer's call returns another client may still answer as before (0: never; None: not
     declared, held to 0). Only meaningful with a second client (``SecondClient``)."""
+    thread_safe: bool = True
+    """One client may be searched from several threads at once, each call under its own filter (False: the
+    application gives each thread a client of its own; the suite's check of one client shared skips)."""
     search_path: str | None = None
     """The path filtered searches are meant to take (``searchpath``: "index", "post-filter", "exact scan"); None: not
     declared. The suite warns, and ``compare`` says, when ``explain`` reports another."""
@@ -150,7 +157,7 @@ class Capabilities:
     def __post_init__(self) -> None:
         """A declaration no store can be held to raises where it is made, naming the field: a negative or infinite
         staleness bound, a tolerance outside [0, 1], a flag that is not a bool (``"no"`` would read as true)."""
-        for name in ("native_filter", "exact", "persistent", "lifecycle"):
+        for name in ("native_filter", "exact", "persistent", "lifecycle", "thread_safe"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"Capabilities.{name} is True or False, got {getattr(self, name)!r}")
         _declared_number("recall_tolerance", self.recall_tolerance, 1.0, "a share from 0 to 1")

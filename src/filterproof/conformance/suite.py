@@ -19,9 +19,9 @@ look at when it fails.
 The checks run in this order (pytest runs base classes' tests before subclasses',
 from the last base to the first): the exact eligibility checks first (dates,
 identities, every fail-closed class), so that the first failure names the clause at
-fault; then the store contract, lifecycle, the generated property, placement, other
-clients of the store (``clients``), and the scale tier last, whose failures can also
-follow from a clause failing earlier.
+fault; then the store contract, lifecycle, the generated property, placement, one
+client shared by threads (``shared``), other clients of the store (``clients``), and
+the scale tier last, whose failures can also follow from a clause failing earlier.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from filterproof.conformance.checks.lifecycle import LifecycleChecks
 from filterproof.conformance.checks.owned import CallerObjectChecks
 from filterproof.conformance.checks.placement import PlacementChecks
 from filterproof.conformance.checks.scale_tier import ScaleChecks
+from filterproof.conformance.checks.shared import SharedClientChecks
 from filterproof.conformance.checks.sizes import SizeChecks
 from filterproof.conformance.checks.twin_checks import TwinChecks
 from filterproof.conformance.checks.vectors import VectorChecks
@@ -75,8 +76,8 @@ class AdapterFixtures:
         return native
 
 
-class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, DuringChangeChecks, PlacementChecks, GeneratedChecks,
-                              BulkChecks, LifecycleChecks, VectorChecks, AimedWriteChecks, IdChecks,
+class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, DuringChangeChecks, SharedClientChecks, PlacementChecks,
+                              GeneratedChecks, BulkChecks, LifecycleChecks, VectorChecks, AimedWriteChecks, IdChecks,
                               CallerObjectChecks, EmptyInputChecks, ContractChecks,
                               FixtureChecks, SizeChecks, TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""

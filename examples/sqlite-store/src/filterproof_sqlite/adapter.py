@@ -22,7 +22,8 @@ unless ``replace=true``. ``open_reader()`` is another connection to the file,
 ``reader_spec()`` what a child process opens to do the same. SQLite commits each write
 before it returns and every statement of another connection reads what was committed
 before it began, so the adapter declares ``staleness_bound_s=0``. Each connection
-keeps its own TEMP tables of the active map and the asked groups.
+keeps its own TEMP tables of the active map and the asked groups, so each call holds the
+adapter's lock (``@locked``): threads that share one client take turns.
 
     filterproof compare fixtures/freshness-lab.json --backend sqlite-example
     pytest --pyargs filterproof.conformance --backend sqlite-example
@@ -34,6 +35,7 @@ import json
 import shutil
 import sqlite3
 import tempfile
+import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -41,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from filterproof.adapters.base import Capabilities, Hit, ReaderSpec, Record
+from filterproof.adapters.locking import locked
 from filterproof.adapters.ownership import Marker, claim
 from filterproof.errors import NoSecondClient, UsageError
 from filterproof.policy import PolicyFilter, calendar_day, matchable
@@ -123,6 +126,9 @@ class SqliteAdapter:
             self.path = f"{directory}/store.db"
         self._replace = str((options or {}).get("replace", "false")).lower() == "true"
         self._db = sqlite3.connect(self.path, check_same_thread=False)
+        # One call at a time: a search loads the asked groups into a TEMP table of the connection, then queries;
+        # two threads sharing this client would each query with the other's groups.
+        self._lock = threading.RLock()
         self._dim = 0
         self._active_digest: str | None = None
         try:
@@ -139,6 +145,7 @@ class SqliteAdapter:
         claim(self.name, f"table 'docs' in {self.path}", exists=bool(exists), mark=mark[0] if mark else None,
               replace=self._replace, instead="another sqlite_path")
 
+    @locked
     def reset(self, dim: int) -> None:
         self._claim()
         self._db.executescript("DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS temp.active;"
@@ -148,6 +155,7 @@ class SqliteAdapter:
         self._db.commit()
         self._dim, self._active_digest = dim, None
 
+    @locked
     def upsert(self, records: Sequence[Record]) -> None:
         for r in records:
             if np.shape(r.vector) != (self._dim,):
@@ -159,10 +167,12 @@ class SqliteAdapter:
                              "SET vector = excluded.vector, meta = excluded.meta", rows)
         self._db.commit()
 
+    @locked
     def delete(self, ids: Sequence[str]) -> None:
         self._db.executemany("DELETE FROM docs WHERE id = ?", [(i,) for i in ids])
         self._db.commit()
 
+    @locked
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         self._db.execute("UPDATE docs SET meta = ? WHERE id = ?", (stored_json(metadata), id))
         self._db.commit()
@@ -179,6 +189,7 @@ class SqliteAdapter:
         self._db.executemany("INSERT OR IGNORE INTO asked VALUES (?)",
                              [(g,) for g in where.principal.groups if matchable(g)])
 
+    @locked
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         if where is not None:
             calendar_day(where.as_of)  # a datetime, ISO text or a number raises TypeError, as the policy does
@@ -194,11 +205,14 @@ class SqliteAdapter:
             return []
         matrix = np.frombuffer(b"".join(v for _, v in rows), dtype=np.float32).reshape(len(rows), self._dim)
         norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
-        scores = np.divide(matrix @ np.asarray(vector, np.float32), norms, out=np.zeros(len(rows)),
-                           where=norms > 0)
+        # Row by row, not `matrix @ vector`: OpenBLAS's small float32 products can raise a spurious "invalid value"
+        # flag (numpy#24067), a RuntimeWarning now and then on finite vectors.
+        products = (matrix * np.asarray(vector, np.float32)).sum(axis=1)
+        scores = np.divide(products, norms, out=np.zeros(len(rows)), where=norms > 0)
         best = np.lexsort((np.arange(len(rows)), -scores))[:k]
         return [Hit(rows[i][0], float(scores[i])) for i in best]
 
+    @locked
     def close(self) -> None:
         self._db.close()
 
@@ -222,6 +236,7 @@ class SqliteReader(SqliteAdapter):
         # on the file until the next commit, and the writer's next commit fails ("database is locked").
         self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
                                    isolation_level=None)
+        self._lock = threading.RLock()
         self._db.executescript(SCHEMA.split(";", 1)[1])  # the TEMP tables only
 
     def reset(self, dim: int) -> None:

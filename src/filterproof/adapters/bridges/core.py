@@ -9,16 +9,19 @@ gets its cosine computed from those vectors. The ranking, and which documents co
 back, are always the framework's: the bridge never drops, adds or reorders a hit.
 
 Text queries. Paths that take a query string (retrievers, the score-threshold call)
-are given a key, ``fp-query:<digest of the vector>``, that the embeddings shim of
+are given a key, ``fp-query:<digest of the vector>#<call>``, that the embeddings shim of
 the framework (``KeyedVectors``) maps back to our vector: no model, and a string the
-shim does not know raises instead of being embedded by anything else.
+shim does not know raises instead of being embedded by anything else. Each call's key
+is its own, so threads sharing one bridge never drop each other's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import math
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -38,33 +41,55 @@ QUERY_PREFIX, DOC_PREFIX = "fp-query:", "fp-doc:"
 MAX_QUERY_KEYS = 100_000
 
 
+def digest(row: np.ndarray) -> str:
+    return hashlib.sha1(row.tobytes()).hexdigest()
+
+
 class KeyedVectors:
-    """Strings to our vectors: what an embeddings shim answers, instead of a model."""
+    """Strings to our vectors: what an embeddings shim answers, instead of a model. One shim serves every thread
+    that shares the bridge: each call's query key is its own, and only the call that made it drops it."""
 
     def __init__(self) -> None:
         self._vectors: dict[str, list[float]] = {}
+        self._live: set[str] = set()
+        """The keys of queries in flight: never dropped by another call, nor by the clearing past the limit."""
+        self._calls = itertools.count()
+        self._lock = threading.Lock()
 
     def key(self, vector: np.ndarray, prefix: str = QUERY_PREFIX, name: str | None = None) -> str:
         row = np.asarray(vector, dtype=np.float32)
-        key = prefix + (name if name is not None else hashlib.sha1(row.tobytes()).hexdigest())
-        if len(self._vectors) >= MAX_QUERY_KEYS:
-            self._vectors.clear()
-        self._vectors[key] = row.tolist()
+        key = prefix + (name if name is not None else digest(row))
+        self._put(key, row)
         return key
+
+    def _put(self, key: str, row: np.ndarray, live: bool = False) -> None:
+        with self._lock:
+            if len(self._vectors) >= MAX_QUERY_KEYS:  # keys nobody forgets (a store's text field), not the live ones
+                for stale in [k for k in self._vectors if k not in self._live]:
+                    del self._vectors[stale]
+            if live:
+                self._live.add(key)
+            self._vectors[key] = row.tolist()
 
     @contextlib.contextmanager
     def query(self, vector: np.ndarray) -> Iterator[str]:
-        """A query key valid for one call."""
-        key = self.key(vector)
+        """A query key valid for one call, and for that call only: two threads asking the same vector at once get
+        two keys (a key shared by digest was dropped by the first call to end, under the other's feet)."""
+        row = np.asarray(vector, dtype=np.float32)
+        key = f"{QUERY_PREFIX}{digest(row)}#{next(self._calls)}"
+        self._put(key, row, live=True)
         try:
             yield key
         finally:
-            self.forget([key])
+            with self._lock:
+                self._live.discard(key)
+                self._vectors.pop(key, None)
 
     def forget(self, keys: Sequence[str]) -> None:
         """Drop keys once their call is done (document keys live only for the duration of one add)."""
-        for key in keys:
-            self._vectors.pop(key, None)
+        with self._lock:
+            for key in keys:
+                self._vectors.pop(key, None)
 
     def __call__(self, text: str) -> list[float]:
         try:

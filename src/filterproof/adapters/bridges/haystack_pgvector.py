@@ -6,7 +6,8 @@ integer dates compare as numbers and the rest as text. Groups are one key per gr
 field would compare the list's JSON text. A table of its own (``filterproof``) on a database of its own, dropped on
 close (``bridges.pgvector.Database``: the ``pgvector`` backend's throwaway server unless ``dsn`` or
 ``$PGVECTOR_DSN`` names one); exact nearest neighbours (its ``search_strategy`` default), ``1 - cosine distance`` as
-the score.
+the score. Not to be shared between threads: its one cursor hands a retrieval another's rows
+(``bench/repro/haystack_pgvector_shared_store.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ class HaystackPgvectorBridge(OwnDatabase, HaystackBridge):
     Options = HaystackPgOptions
     options: HaystackPgOptions
     groups: Groups = "hex"
-    engine_capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True)
+    engine_capabilities = Capabilities(native_filter=True, exact=True, persistent=False, lifecycle=True,
+                                       thread_safe=False)
+    """``thread_safe=False``: the store runs every retrieval on one cursor (execute, then fetch), so threads sharing
+    it read each other's rows (findings/integration.md#finding-16); an application opens a store per thread."""
 
     def __init__(self, options: HaystackPgOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import threading
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -49,6 +50,7 @@ from filterproof.adapters.duckdb import sql as dsql
 from filterproof.adapters.duckdb.options import DuckDBOptions
 from filterproof.adapters.duckdb.owned import mark, owned, table_mark
 from filterproof.adapters.duckdb.sql import DATES
+from filterproof.adapters.locking import locked
 from filterproof.adapters.ownership import Marker, claim
 from filterproof.adapters.readers import ReadOnly
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
@@ -107,6 +109,7 @@ class DuckDBAdapter(AdapterBase):
     def __init__(self, options: DuckDBOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         opts = self.options
+        self._lock = threading.RLock()  # one call at a time on the connection: it keeps the last result on itself
         try:
             self._conn = duckdb.connect(opts.path or ":memory:")
         except duckdb.Error as error:
@@ -144,6 +147,7 @@ class DuckDBAdapter(AdapterBase):
 
     # -- writes -----------------------------------------------------------------
 
+    @locked
     def reset(self, dim: int) -> None:
         if dim < 1:
             raise ValueError(f"dimension must be positive, got {dim}")
@@ -167,6 +171,7 @@ class DuckDBAdapter(AdapterBase):
             data.append(pa.array(dsql.bound(name, values), ARROW[name]))
         return pa.Table.from_arrays(data, names=["id", "embedding", *dsql.STORED_COLUMNS])
 
+    @locked
     def upsert(self, records: Sequence[Record]) -> None:
         latest = list({r.id: r for r in records}.values())  # the last of an id wins
         if not latest:
@@ -197,11 +202,13 @@ class DuckDBAdapter(AdapterBase):
             self._conn.execute(f'DROP INDEX IF EXISTS "{self._table}_embedding"')
             self._indexed = False
 
+    @locked
     def delete(self, ids: Sequence[str]) -> None:
         self._drop_index()
         self._conn.execute(self._q("DELETE FROM {t} WHERE id = ANY(?::VARCHAR[])"), [[dsql.pg_text(i) for i in ids]])
         self._changed()
 
+    @locked
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Replace every policy column and the raw metadata; the vector stays; unknown ids are ignored."""
         self._drop_index()
@@ -210,6 +217,7 @@ class DuckDBAdapter(AdapterBase):
         params = [dsql.bound(c, [v])[0] for c, v in zip(dsql.STORED_COLUMNS, stored, strict=True)]
         self._conn.execute(self._q(f"UPDATE {{t}} SET {assignments} WHERE id = ?"), [*params, dsql.pg_text(id)])
 
+    @locked
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed, in one
         transaction."""
@@ -230,6 +238,7 @@ class DuckDBAdapter(AdapterBase):
                 raise
         self.active = active
 
+    @locked
     def optimize(self) -> None:
         """Build the HNSW index (``index=hnsw``) over the rows written, if it is not built."""
         if self.options.index == "hnsw" and not self._indexed and self._rows:
@@ -284,10 +293,12 @@ class DuckDBAdapter(AdapterBase):
                 break
         return [Hit(dsql.from_pg_text(i), float(s)) for i, s in rows]
 
+    @locked
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         self.optimize()
         return self.hits(self._conn, vector, k, where)
 
+    @locked
     def explain(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> SearchPath:
         """The path of this search's first query, from DuckDB's plan (``EXPLAIN``, its text in ``detail``)."""
         self.optimize()
@@ -295,6 +306,7 @@ class DuckDBAdapter(AdapterBase):
         plan = "\n".join(str(row[1]) for row in self._conn.execute("EXPLAIN " + text, params).fetchall())
         return path_of(plan, where is not None)
 
+    @locked
     def close(self) -> None:
         try:
             if self._drop_on_close and self._created:
@@ -305,6 +317,7 @@ class DuckDBAdapter(AdapterBase):
 
     # -- other clients ----------------------------------------------------------
 
+    @locked
     def open_reader(self) -> DuckDBReader:
         return DuckDBReader(self)
 
@@ -321,10 +334,13 @@ class DuckDBReader(ReadOnly):
 
     def __init__(self, store: DuckDBAdapter) -> None:
         self._store, self._conn = store, store._conn.cursor()
+        self._lock = threading.RLock()  # its cursor is a connection of its own, shared by the reader's callers
 
+    @locked
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         """The writer's queries; the index is the writer's to build (a reader never writes)."""
         return self._store.hits(self._conn, vector, k, where)
 
+    @locked
     def close(self) -> None:
         self._conn.close()

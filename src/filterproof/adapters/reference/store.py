@@ -21,33 +21,21 @@ process only: every change is visible to it at once (``staleness_bound_s=0``).
 from __future__ import annotations
 
 import copy
-import functools
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import sparse
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, ReaderSpec, Record, checked_vector
+from filterproof.adapters.locking import locked
 from filterproof.adapters.options import RevisionOption
 from filterproof.adapters.searchpath import SearchPath
 from filterproof.embedding.spaces import unit_rows
 from filterproof.errors import NoSecondClient
 from filterproof.policy import PolicyFilter
 from filterproof.policy.columns import PolicyColumns
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def locked(method: F) -> F:
-    """One call at a time per store: a reader's thread may search while the writer writes."""
-    @functools.wraps(method)
-    def call(self: ReferenceAdapter, *args: Any, **kwargs: Any) -> Any:
-        with self._lock:
-            return method(self, *args, **kwargs)
-    return call  # type: ignore[return-value]
-
 
 SPARSE_BELOW = 0.05
 """Stored vectors denser than this share of non-zeros are searched as a dense matrix."""

@@ -107,9 +107,9 @@ class Reading:
 
 
 @contextmanager
-def switching_often() -> Iterator[None]:
+def switching_often(interval_s: float = SWITCH_S) -> Iterator[None]:
     before = sys.getswitchinterval()
-    sys.setswitchinterval(SWITCH_S)
+    sys.setswitchinterval(interval_s)
     try:
         yield
     finally:
