@@ -35,6 +35,8 @@ BRIDGES = ["langchain-chroma", "langchain-qdrant", "llamaindex-chroma", "llamain
            pytest.param("llamaindex-milvus", marks=MILVUS_RENDERING)]
 HOSTILE = ["o'brien", "x' OR 'a'='a' OR 'b'='b", 'say "hi"', "back\\slash", "100%_", "globex'--"]
 
+pytest_plugins = ["pytester"]
+
 
 @pytest.fixture(params=BRIDGES)
 def bridge(request: pytest.FixtureRequest) -> Iterator[Adapter]:
@@ -86,6 +88,19 @@ def test_two_calls_asking_the_same_vector_at_once_keep_their_own_keys(monkeypatc
     with keys.query(vector) as live:
         stored = [keys.key(np.array([n, 1.0], dtype=np.float32), DOC_PREFIX) for n in range(5)]  # past the limit
         assert keys(live) == [0.5, 0.25] and keys(stored[-1]) == [4.0, 1.0]
+
+
+def test_the_suite_fails_one_retriever_given_each_requests_filter(pytester: pytest.Pytester) -> None:
+    """``support.langchain_defects.SharedRetriever``: langchain-chroma's retriever made once and its
+    ``search_kwargs`` set before each call, as applications write it; right from one thread, another tenant's
+    documents when calls overlap. The check of one client shared by threads names it."""
+    pytest.importorskip("langchain_chroma")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--pyargs", "filterproof.conformance", "--adapter",
+                                "support.langchain_defects:SharedRetriever", "-k", "one_client")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED *::test_one_client_searched_from_several_threads_answers_each_caller*"])
+    assert "one client answered callers otherwise than alone (another caller's filter or query): " in (
+        result.stdout.str())
 
 
 def test_llamaindex_pgvector_close_disposes_the_stores_engine() -> None:

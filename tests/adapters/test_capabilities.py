@@ -26,7 +26,7 @@ def test_a_staleness_bound_is_none_or_a_finite_number_of_seconds(bound: Any) -> 
     ("recall_tolerance", -0.1, ValueError), ("recall_tolerance", 1.5, ValueError),
     ("recall_tolerance", math.nan, ValueError), ("recall_tolerance", None, TypeError),
     ("native_filter", 1, TypeError), ("exact", "yes", TypeError), ("lifecycle", None, TypeError),
-    ("persistent", 0, TypeError),
+    ("persistent", 0, TypeError), ("thread_safe", "no", TypeError),
 ])
 def test_a_declaration_no_store_can_be_held_to_raises_naming_the_field(field: str, value: Any,
                                                                          error: type[Exception]) -> None:

@@ -87,14 +87,22 @@ class EngineConformanceTests(Budgets, AdapterConformanceTests):
         yield from fresh(self.STORE, revision=request.param)
 
 
+ENCODING_FREE = {"test_one_client_searched_from_several_threads_answers_each_caller"}
+"""Checks of how a client is called, not of which documents a filter admits: the quick tier's run under
+``revision=query`` is the verdict, and ``revision=flag`` adds only time (about 11 worker-seconds)."""
+
+
 def quick_tier_ran(item: pytest.Item) -> bool:
     """Whether the quick tier (tests/conformance/test_conformance_quick.py, in the README's test command) runs this
     check on the same store and settings: an engine's check under ``revision=query`` whose work does not depend on
-    the budgets. ``tests/conftest.py`` deselects it from the slow set, which adds to the quick tier."""
+    the budgets, or one of ``ENCODING_FREE`` under either encoding. ``tests/conftest.py`` deselects it from the slow
+    set, which adds to the quick tier."""
     callspec = getattr(item, "callspec", None)
     cls = getattr(item, "cls", None)
-    return (cls is not None and issubclass(cls, EngineConformanceTests) and callspec is not None
-            and callspec.params.get("adapter") == "query" and getattr(item, "originalname", "") not in BUDGETED)
+    if cls is None or not issubclass(cls, EngineConformanceTests) or callspec is None:
+        return False
+    name = getattr(item, "originalname", "")
+    return name in ENCODING_FREE or (callspec.params.get("adapter") == "query" and name not in BUDGETED)
 
 
 def fresh(name: str, **options: str) -> Iterator[Adapter]:
@@ -305,6 +313,9 @@ PLAIN_PATH_ONLY = {
 """Checks a bridge runs on its plain path only, with why: each asks how the store keeps and compares what was
 written (values, lifecycle, size), which every search path of one bridge shares; the path changes the search
 call alone, and every other check (the generated property, the contract, placement, dates) runs on each path."""
+SHARED_PATHS = ("plain", "retriever")
+"""The paths a bridge runs ``ENCODING_FREE`` checks on: the one search call, and the one through a retriever and the
+embeddings shim (mmr and score_threshold are other calls on the same store; 10 worker-seconds of the slow set)."""
 
 
 class BridgeConformanceTests(Budgets, AdapterConformanceTests):
@@ -324,6 +335,9 @@ class BridgeConformanceTests(Budgets, AdapterConformanceTests):
         why = PLAIN_PATH_ONLY.get(request.node.originalname)
         if why and path != "plain":
             pytest.skip(f"runs on this bridge's plain path only ({why}; this is path={path})")
+        if request.node.originalname in ENCODING_FREE and path not in SHARED_PATHS:
+            pytest.skip(f"runs on this bridge's {' and '.join(SHARED_PATHS)} paths (what a call keeps: the shim's "
+                        f"keys on both, a retriever's on the second; this is path={path})")
 
 
 class TestLangChainChroma(BridgeConformanceTests):
