@@ -138,7 +138,6 @@ class Callers:
             busy.join(timeout=60)
         self.rounds += 1
 
-
     def share(self, alone: list[Scores]) -> None:
         """Rounds until ``OVERLAPPED`` calls had another begin during them (``MAX_ROUNDS`` at most); raise
         AssertionError at the first round with an error or an answer that differs from the caller's ``alone``."""
