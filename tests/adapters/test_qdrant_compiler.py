@@ -181,15 +181,15 @@ def test_the_cache_holds_at_most_its_filters_and_its_keys_and_recompiles_the_sam
     held = [by_count.native(ask[0]), by_count.native(ask[1])]
     assert by_count.native(ask[0]) is held[0] and by_count.native(ask[1]) is held[1]  # both within the bound
     by_count.native(ask[2])
-    assert len(by_count._filters) <= 2
+    assert len(by_count._cache.filters) <= 2
     by_keys, bound = PolicyCompiler(MODELS, keys_cached=6), 6
     first = {}
     for tenant in ("t1", "t6", "t1", "t5", "t1", "nobody", "t6", "t2", "t3", "t4", "t1", "t6"):  # nobody: 0 keys
         where = PolicyFilter(Principal(tenant, ("g",)), AS_OF, active)
         native = by_keys.native(where)
         assert first.setdefault(tenant, native) == native  # held or compiled again: the same filter
-        weights = [by_keys.size(PolicyFilter(principal, AS_OF, active)) for principal, _ in by_keys._filters]
-        assert by_keys._held == sum(weights) <= bound, (tenant, weights)
+        weights = [by_keys.size(PolicyFilter(principal, AS_OF, active)) for principal, _ in by_keys._cache.filters]
+        assert by_keys._cache.held == sum(weights) <= bound, (tenant, weights)
 
 
 def test_a_filter_weighs_its_revision_keys_and_a_flag_filter_nothing() -> None:
@@ -281,3 +281,35 @@ def test_an_identity_no_document_can_hold_compiles_to_nothing_and_renders(princi
     for node in (tenant, groups):
         Qdrant(EDGE).native(node)
         Qdrant(MODELS).native(node)
+
+
+def test_two_threads_asking_under_two_maps_each_get_their_own_map() -> None:
+    """One client's threads compile under two maps at once (an application moves its map while requests are under
+    way): each filter must carry its own map's keys, never the other call's (found by
+    ``test_one_client_searched_while_written_answers_as_it_stands``, in ``adapters.revisions.KeyCache``, which
+    this cache had the same way)."""
+    import sys
+    import threading
+
+    compiler, calls = PolicyCompiler(MODELS), 3_000
+    maps = [ActiveRevisions.of({("acme", "a"): revision}) for revision in (1, 2)]
+    wrong: list[int] = []
+
+    def ask(revision: int) -> None:
+        want = [f"acme/a#{revision}"]
+        for _ in range(calls):
+            native = compiler.native(PolicyFilter(ENG, AS_OF, maps[revision - 1]))
+            if list(native.must[-1].match.any) != want:
+                wrong.append(revision)
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=ask, args=(revision,)) for revision in (1, 2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    finally:
+        sys.setswitchinterval(before)
+    assert not wrong, f"{len(wrong)} of {2 * calls} filters carried the other thread's map"

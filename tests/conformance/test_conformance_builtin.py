@@ -22,32 +22,30 @@ from filterproof.adapters.descriptor import stores
 from filterproof.conformance import AdapterConformanceTests
 from filterproof.conformance.checks.twin_checks import report
 from filterproof.conformance.worlds.twin_worlds import identity_worlds
+from support.budgets import QUICK_EXAMPLES, QUICK_SCALE
 from support.conformance_matrix import described
 from support.milvus_bridge_checks import LlamaIndexMilvusRendering
 
 REVISIONS = ["query", "flag"]
 IDENTITY_FIELDS = ["tenant", "logical_id", "group", "status"]
-pytestmark = pytest.mark.slow  # half the slow set (6 of 12 minutes, 2 cores); the quick tier: test_conformance_quick.py
-
-
-SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE = 20, 1_000
-"""The generated budgets under revision=flag (60 examples and 5,000 documents under revision=query)."""
-BRIDGE_EXAMPLES, BRIDGE_SCALE = 30, 400
-"""The generated budgets through a bridge, whose engine runs the default ones beneath it (its own class). The
-scale tier through a bridge asks what the framework adds to its engine's search: its own caps (a default k,
-``fetch_k``, ``top_k``: 4 to 100) and the filter it builds; 400 documents hold every selectivity level and show a
-cap up to half of that, as the quick tier's engines (QUICK_SCALE). Measured on one idle run: the bridges' scale tiers
-took 215 s of CPU at 1,000 documents (up to 45 s a class: the Python evaluators of qdrant-client's local mode and
-Milvus Lite, whose cost grows with documents times revision keys), 84 s at 400 (haystack-qdrant's descriptor
-sets 500: 45 s, then 25 s)."""
+pytestmark = pytest.mark.slow  # 10.5 of the slow set's 18 minutes on 2 cores; the quick tier: test_conformance_quick.py
 
 
 class Budgets:
-    """The full matrix's generated budgets (never above the command line's), so that it fits CI's 30 minutes:
-    the default ones on each engine under revision=query; under revision=flag, ``SECOND_ENCODING_*``, since the
-    encoding changes how the active revision is stored and asked, which every sequence and scale query meets at
-    any size (the catalogues, the contract and the lifecycle checks run whole under both); through a bridge,
-    ``BRIDGE_*``. In measured CPU time this takes about 400 of the slow set's 3,300 s off."""
+    """The full matrix's generated budgets (never above the command line's): deep on each engine's default
+    configuration (revision=query), which a user's ``--backend NAME`` runs, at the command line's; broad on every
+    other (revision=flag, an engine's other settings, a bridge's search paths), at the quick tier's
+    (``support.budgets``). What another configuration changes (how the active revision is stored and asked, an
+    index, a partition, a framework's filter and search call) every sequence, generated world and scale query meets
+    at any size, and the catalogues, the contract and the lifecycle checks run whole on it; the depth of a generated
+    run buys rare combinations of one filter language, which the default configuration is asked for (60 examples and
+    5,000 documents by default). Measured on 2 cores, one idle run each: about 95 of this module's 1,120
+    worker-seconds less than at the budgets before (20 examples and 1,000 documents under revision=flag and an
+    engine's other settings, 30 examples through a bridge).
+
+    The scale tier through a bridge asks what the framework adds to its engine's search: its own caps (a default k,
+    ``fetch_k``, ``top_k``: 4 to 100) and the filter it builds; 400 documents hold every selectivity level and show a
+    cap up to half of that (the bridges' scale tiers took 215 s of CPU at 1,000 documents, 84 s at 400)."""
 
     EXAMPLES: int | None = None
     SCALE: int | None = None
@@ -56,7 +54,7 @@ class Budgets:
     def _budget_of_this_case(self, request: pytest.FixtureRequest) -> None:
         callspec = getattr(request.node, "callspec", None)
         if callspec is not None and callspec.params.get("adapter") == "flag":
-            self.EXAMPLES, self.SCALE = SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE
+            self.EXAMPLES, self.SCALE = QUICK_EXAMPLES, QUICK_SCALE
 
     def examples(self, config: pytest.Config) -> int:
         n: int = super().examples(config)  # type: ignore[misc]
@@ -87,22 +85,45 @@ class EngineConformanceTests(Budgets, AdapterConformanceTests):
         yield from fresh(self.STORE, revision=request.param)
 
 
-ENCODING_FREE = {"test_one_client_searched_from_several_threads_answers_each_caller"}
-"""Checks of how a client is called, not of which documents a filter admits: the quick tier's run under
-``revision=query`` is the verdict, and ``revision=flag`` adds only time (about 11 worker-seconds)."""
+SHARED_CLIENT = "test_one_client_searched_from_several_threads_answers_each_caller"
+WRITTEN_WHILE_SEARCHED = "test_one_client_searched_while_written_answers_as_it_stands"
+ENCODING_FREE = {
+    SHARED_CLIENT: "how a client is called, not which documents a filter admits",
+    "test_date_boundaries": "the date clause, under one active map that admits every document",
+    "test_date_boundaries_of_encodings": "the date clause, under one active map that admits every document",
+    "test_what_is_not_a_calendar_date_fails_closed": "the date clause, under one map that admits every document",
+    "test_as_of_is_a_calendar_day_in_any_process_time_zone": "the date clause, under one map that admits every one",
+}
+"""Checks whose work the revision encoding does not change, with why: the quick tier's run under ``revision=query``
+is the verdict, and ``revision=flag`` adds only time. Each world holds one active map, naming every document at
+its own revision and never moved, so under ``revision=flag`` every document's flag is set and the filter asks the
+same clauses as under ``revision=query`` beside a constant one. How the flag is written, rewritten and asked, with
+hostile keys, is asked by the twins of the map's keys (``test_identity_twins`` of a tenant and a logical id), the
+revision twins, the sizes, the lifecycle checks, the sequences and the generated property, which run under both.
+Measured: 12 worker-seconds of the slow set (the tenant and logical id twins cost the most, and stay)."""
+KEYLESS_TWINS = ("group", "status")
+"""The identity fields whose twin worlds are encoding-free as ``ENCODING_FREE``: neither is a key of the active map."""
+
+
+def encoding_free(item: pytest.Item) -> bool:
+    """Whether ``item`` is one of ``ENCODING_FREE``, or ``test_identity_twins`` of one of ``KEYLESS_TWINS``."""
+    name = getattr(item, "originalname", "")
+    callspec = getattr(item, "callspec", None)
+    field = callspec.params.get("name") if callspec is not None else None
+    return name in ENCODING_FREE or (name == "test_identity_twins" and field in KEYLESS_TWINS)
 
 
 def quick_tier_ran(item: pytest.Item) -> bool:
     """Whether the quick tier (tests/conformance/test_conformance_quick.py, in the README's test command) runs this
     check on the same store and settings: an engine's check under ``revision=query`` whose work does not depend on
-    the budgets, or one of ``ENCODING_FREE`` under either encoding. ``tests/conftest.py`` deselects it from the slow
+    the budgets, or an ``encoding_free`` one under either encoding. ``tests/conftest.py`` deselects it from the slow
     set, which adds to the quick tier."""
     callspec = getattr(item, "callspec", None)
     cls = getattr(item, "cls", None)
     if cls is None or not issubclass(cls, EngineConformanceTests) or callspec is None:
         return False
     name = getattr(item, "originalname", "")
-    return name in ENCODING_FREE or (callspec.params.get("adapter") == "query" and name not in BUDGETED)
+    return encoding_free(item) or (callspec.params.get("adapter") == "query" and name not in BUDGETED)
 
 
 def fresh(name: str, **options: str) -> Iterator[Adapter]:
@@ -211,9 +232,9 @@ class TestLanceDB(LanceDBDefaultReaders, EngineConformanceTests):
 
 
 class TestLanceDBScalarIndexes(LanceDBDefaultReaders, EngineConformanceTests):
-    # A second configuration of the engine TestLanceDB runs at the default budgets: the indexed read path is met
-    # by every sequence and scale query at any size.
-    EXAMPLES, SCALE = SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE
+    # Another configuration of the engine TestLanceDB runs deep (Budgets): the indexed read path is met by every
+    # sequence and scale query at any size.
+    EXAMPLES, SCALE = QUICK_EXAMPLES, QUICK_SCALE
 
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
@@ -222,11 +243,11 @@ class TestLanceDBScalarIndexes(LanceDBDefaultReaders, EngineConformanceTests):
 
 class TestDuckDBHnsw(Budgets, AdapterConformanceTests):
     """DuckDB with the vss extension's HNSW index: its window widened until K pass, the index rebuilt after every
-    write (adapters/duckdb/store.py). A second configuration of the engine TestDuckdb runs at the default budgets,
-    at the second encoding's: its path is met by every sequence and by the scale tier's K=10 queries (a window of
-    100 rows of 1,000; K=100 widens to an exact scan)."""
+    write (adapters/duckdb/store.py). Another configuration of the engine TestDuckdb runs deep, so broad here
+    (``Budgets``): its path is met by every sequence and by the scale tier's K=10 queries (a window of 100 rows of
+    400; K=100 widens to an exact scan)."""
 
-    EXAMPLES, SCALE = SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE
+    EXAMPLES, SCALE = QUICK_EXAMPLES, QUICK_SCALE
 
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
@@ -251,10 +272,10 @@ class TestMilvus(LiteEvaluatorScale, EngineConformanceTests):
 
 class TestMilvusPartitionKey(Budgets, AdapterConformanceTests):
     """Milvus's partition-key multi-tenancy (tenant is the partition key, 16 partitions), under revision=flag, at
-    the second encoding's budgets: it changes where rows live, not how the expression is evaluated, and TestMilvus
-    runs both encodings at the full ones."""
+    the broad budgets (``Budgets``): it changes where rows live, not how the expression is evaluated, and TestMilvus
+    runs deep."""
 
-    EXAMPLES, SCALE = SECOND_ENCODING_EXAMPLES, SECOND_ENCODING_SCALE
+    EXAMPLES, SCALE = QUICK_EXAMPLES, QUICK_SCALE
 
     @pytest.fixture()
     def adapter(self) -> Iterator[Adapter]:
@@ -314,15 +335,16 @@ PLAIN_PATH_ONLY = {
 written (values, lifecycle, size), which every search path of one bridge shares; the path changes the search
 call alone, and every other check (the generated property, the contract, placement, dates) runs on each path."""
 SHARED_PATHS = ("plain", "retriever")
-"""The paths a bridge runs ``ENCODING_FREE`` checks on: the one search call, and the one through a retriever and the
-embeddings shim (mmr and score_threshold are other calls on the same store; 10 worker-seconds of the slow set)."""
+"""The paths a bridge runs ``SHARED_CLIENT`` and ``WRITTEN_WHILE_SEARCHED`` on: the one search call, and the one
+through a retriever and the embeddings shim (mmr and score_threshold are other calls on the same store; 10
+worker-seconds of the slow set for the first)."""
 
 
 class BridgeConformanceTests(Budgets, AdapterConformanceTests):
     """The suite through a bridge (``STORE``), on each search path; ``PLAIN_PATH_ONLY`` on the plain path only."""
 
     STORE: ClassVar[str]
-    EXAMPLES, SCALE = BRIDGE_EXAMPLES, BRIDGE_SCALE
+    EXAMPLES, SCALE = QUICK_EXAMPLES, QUICK_SCALE
 
     @pytest.fixture(params=BRIDGE_PATHS)
     def adapter(self, request: pytest.FixtureRequest) -> Iterator[Adapter]:
@@ -335,12 +357,34 @@ class BridgeConformanceTests(Budgets, AdapterConformanceTests):
         why = PLAIN_PATH_ONLY.get(request.node.originalname)
         if why and path != "plain":
             pytest.skip(f"runs on this bridge's plain path only ({why}; this is path={path})")
-        if request.node.originalname in ENCODING_FREE and path not in SHARED_PATHS:
+        if request.node.originalname in (SHARED_CLIENT, WRITTEN_WHILE_SEARCHED) and path not in SHARED_PATHS:
             pytest.skip(f"runs on this bridge's {' and '.join(SHARED_PATHS)} paths (what a call keeps: the shim's "
                         f"keys on both, a retriever's on the second; this is path={path})")
 
 
-class TestLangChainChroma(BridgeConformanceTests):
+HIT_AFTER_DELETE = ("finding: chromadb 1.5.9 returns a hit deleted while the query ran with no metadata (or the "
+                    "query raises 'Error finding id'), and LlamaIndex's and Haystack's Chroma stores hand it on as a "
+                    "node or document with empty metadata (findings/integration.md#finding-17, "
+                    "bench/repro/chroma_hit_after_delete.py)")
+SHOWS_HIT_AFTER_DELETE = ("returned a hit without our id", "Error finding id")
+
+
+class ChromaHitAfterDelete:
+    """A framework's Chroma store: the check of a client written while searched meets ``HIT_AFTER_DELETE`` when a
+    delete falls inside a query (about one run in two here, through LlamaIndex and Haystack); any other failure of
+    it fails."""
+
+    def test_one_client_searched_while_written_answers_as_it_stands(self, mutable: Adapter) -> None:
+        """See ``WrittenWhileSearchedChecks``; a search may meet ``HIT_AFTER_DELETE``."""
+        try:
+            super().test_one_client_searched_while_written_answers_as_it_stands(mutable)  # type: ignore[misc]
+        except AssertionError as failure:
+            if not any(shows in str(failure) for shows in SHOWS_HIT_AFTER_DELETE):
+                raise
+            pytest.xfail(HIT_AFTER_DELETE)
+
+
+class TestLangChainChroma(ChromaHitAfterDelete, BridgeConformanceTests):
     STORE = "langchain-chroma"
 
 
@@ -353,7 +397,7 @@ ZERO_QUERY_MMR = ("finding: llama-index-core 0.14.25's get_top_k_mmr_embeddings,
                   "Chroma store raises where the other paths answer")
 
 
-class TestLlamaIndexChroma(BridgeConformanceTests):
+class TestLlamaIndexChroma(ChromaHitAfterDelete, BridgeConformanceTests):
     STORE = "llamaindex-chroma"
 
     def test_degenerate_vectors_neither_lead_nor_leak(self, adapter: Adapter, request: pytest.FixtureRequest) -> None:
@@ -450,7 +494,7 @@ class TestHaystackQdrant(PythonEvaluatorScale, BridgeConformanceTests):
         yield from bridge(self.STORE, "plain")
 
 
-class TestHaystackChroma(BridgeConformanceTests):
+class TestHaystackChroma(ChromaHitAfterDelete, BridgeConformanceTests):
     """Haystack's Chroma integration on the plain path (its retriever component): the Pipeline path hands the same
     filter dicts to the same retriever (tests/adapters/test_haystack.py runs it on the freshness lab); its retriever
     has no score_threshold, and Haystack no MMR retriever."""

@@ -2,13 +2,13 @@
 
 Every check of the suite, on each engine under its default encoding (``revision=query``). The bridges (LangChain,
 LlamaIndex) run a store of these engines through a framework: the slow set's full matrix runs each on every search
-path, at budgets above this tier's (``test_conformance_builtin.py``, in this folder); here they cost as much again as
+path (``test_conformance_builtin.py``, in this folder); here they cost as much again as
 the engines beneath them (about 230 worker-seconds). The catalogues (twins, dates, names, sizes) are those of any
-run; only the generated budgets shrink: ``QUICK_EXAMPLES`` examples and sequences (60 by default) and a scale tier
-of ``QUICK_SCALE`` documents (5,000), ``QUICK_LOOP_SCALE`` for the stores whose filter is a Python loop, so that a
-page or pool cap shows up to half of that. The full matrix at the command line's budgets (both encodings, every
-search path, the other engine settings) is ``test_conformance_builtin.py``, in the slow set (``pytest -m slow``)
-that CI runs too.
+run; only the generated budgets shrink (``support.budgets``): ``QUICK_EXAMPLES`` examples and sequences (60 by
+default) and a scale tier of ``QUICK_SCALE`` documents (5,000), ``QUICK_LOOP_SCALE`` for the stores whose filter is a
+Python loop, so that a page or pool cap shows up to half of that. The full matrix (both encodings, every search
+path, the other engine settings; the command line's budgets on each engine's default) is
+``test_conformance_builtin.py``, in the slow set (``pytest -m slow``) that CI runs too.
 """
 
 from __future__ import annotations
@@ -20,15 +20,8 @@ import pytest
 
 import test_conformance_builtin as full
 from filterproof.adapters import Adapter
+from support.budgets import QUICK_EXAMPLES, QUICK_LOOP_SCALE, QUICK_SCALE
 from support.conformance_matrix import covered
-
-QUICK_EXAMPLES = 8
-"""Generated examples and sequences (60 by default): the sequences draw more until the run is strong, and the
-property's examples were strong under each of 100 seeds at 10 when this was written (and 100 of 100 at 8)."""
-QUICK_SCALE = 400
-"""Documents in the quick scale tier (5,000 by default; 2,000 for the stores whose filter is a Python loop)."""
-QUICK_LOOP_SCALE = 300
-"""The same for those stores (qdrant-client's local mode and its bridges): their cost grows with its square."""
 
 
 class Quick:

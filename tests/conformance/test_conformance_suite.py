@@ -282,6 +282,11 @@ POINTERS = [
      "or query): "),
     ("KeepsQueryOnClient", "one_client", "test_one_client_searched_from_several_threads_answers_each_caller",
      "otherwise (another caller's query): "),
+    # One client written by one thread while others search it.
+    ("CachesAnswers", "searched_while_written", "test_one_client_searched_while_written_answers_as_it_stands",
+     "had returned; the store then admitted "),
+    ("LocksSearchesOnly", "searched_while_written", "test_one_client_searched_while_written_answers_as_it_stands",
+     "searches, made while another thread wrote through the same client, answered otherwise than the store stood: "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded
@@ -327,7 +332,7 @@ def test_a_defect_that_only_skips_fails_where_the_run_requires_what_it_lacks(
     it. Required (by option, or by ``$FILTERPROOF_CONFORMANCE_REQUIRE``), the same check fails with its reason."""
     args = (*SUITE, "--adapter", f"filterproof.conformance.defects:{defect}", "-k", selection)
     green = pytester.runpytest(*args)
-    green.assert_outcomes(skipped=1)
+    green.assert_outcomes(skipped=2)
     green.stdout.fnmatch_lines([f"filterproof: 1 check skipped for what the adapter lacks ({required} 1); "
                                 f"--conformance-require {required} makes each a failure"])
     red = pytester.runpytest(*args, "--conformance-require", required)
@@ -574,8 +579,9 @@ def test_capabilities_skip_what_an_adapter_cannot_take(pytester: pytest.Pytester
 
 
 def test_a_client_that_must_not_be_shared_skips_the_threads_unless_required(pytester: pytest.Pytester) -> None:
-    """``thread_safe=False`` (a client per thread, as pgvector-haystack's store needs): the check of one client
-    shared by threads skips with the reason, and fails where the run requires ``thread_safe``."""
+    """``thread_safe=False`` (a client per thread, as pgvector-haystack's store needs): the checks of one client
+    shared by threads (searched by several; written by one while others search) skip with the reason, and fail
+    where the run requires ``thread_safe``."""
     pytester.makepyfile(unshared='''
         from filterproof.adapters.base import Capabilities
         from filterproof.conformance.defects import KeepsFilterOnClient
@@ -587,11 +593,11 @@ def test_a_client_that_must_not_be_shared_skips_the_threads_unless_required(pyte
     pytester.syspathinsert()
     args = (*SUITE, "--adapter", "unshared:Unshared", "-k", "one_client", "-rs")
     green = pytester.runpytest(*args)
-    green.assert_outcomes(skipped=1)
+    green.assert_outcomes(skipped=2)
     green.stdout.fnmatch_lines(["*unshared-store declares thread_safe=False: one client per thread [[]lacks "
                                 "thread_safe]"])
     red = pytester.runpytest(*args, "--conformance-require", "thread_safe")
-    red.assert_outcomes(failed=1)
+    red.assert_outcomes(failed=2)
 
 
 def test_a_green_run_on_another_path_than_the_declared_one_warns(pytester: pytest.Pytester) -> None:

@@ -45,21 +45,25 @@ def active_keys(active: ActiveRevisions, tenant: str) -> list[str]:
 class KeyCache:
     """``active_keys`` per tenant, computed once per map object (a changed map is a new object).
 
-    ``encode`` turns each key into the store's spelling (an escape, say) once.
+    ``encode`` turns each key into the store's spelling (an escape, say) once. One client's threads share the cache
+    and may ask with two maps at once (an application moves its map while requests are under way): the map and its
+    keys are one object, read once per call, so that a call never stores or reads keys under another call's map.
     """
 
     def __init__(self, encode: Callable[[str], str] | None = None) -> None:
         self._encode = encode
-        self._active: ActiveRevisions | None = None
-        self._by_tenant: dict[str, list[str]] = {}
+        self._cached: tuple[ActiveRevisions | None, dict[str, list[str]]] = (None, {})
 
     def __call__(self, active: ActiveRevisions, tenant: str) -> list[str]:
-        if active is not self._active:
-            self._active, self._by_tenant = active, {}
-        if tenant not in self._by_tenant:
+        cached, by_tenant = self._cached
+        if active is not cached:
+            by_tenant = {}
+            self._cached = (active, by_tenant)
+        keys = by_tenant.get(tenant)
+        if keys is None:
             keys = active_keys(active, tenant)
-            self._by_tenant[tenant] = [self._encode(k) for k in keys] if self._encode else keys
-        return self._by_tenant[tenant]
+            keys = by_tenant[tenant] = [self._encode(k) for k in keys] if self._encode else keys
+        return keys
 
 
 def flags_to_rewrite(old: ActiveRevisions, new: ActiveRevisions) -> list[tuple[str, str]]:

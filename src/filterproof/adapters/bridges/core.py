@@ -45,6 +45,18 @@ def digest(row: np.ndarray) -> str:
     return hashlib.sha1(row.tobytes()).hexdigest()
 
 
+
+def our_id(bridge: str, metadata: Mapping[str, Any] | None, id_key: str) -> str:
+    """Our id, from the metadata of a hit the framework returned (``id_key``: ``fp_id``).
+
+    A hit without it is not one of our documents as written: chromadb 1.5 hydrates a query's hits after it found
+    them, so a document deleted meanwhile comes back with no metadata (findings/integration.md#finding-17), and a
+    framework hands on an empty node or document. Said, rather than a ``KeyError``."""
+    if not metadata or id_key not in metadata:
+        raise AdapterError(f"{bridge} returned a hit without our id ({id_key!r} not in its metadata {metadata!r}): "
+                           "a document deleted while it was searched, which the store returned without its data")
+    return str(metadata[id_key])
+
 class KeyedVectors:
     """Strings to our vectors: what an embeddings shim answers, instead of a model. One shim serves every thread
     that shares the bridge: each call's query key is its own, and only the call that made it drops it."""
@@ -167,13 +179,13 @@ class BridgeAdapter(AdapterBase):
         return checked_vector(vector, self._dim, what)
 
     def upsert(self, records: Sequence[Record]) -> None:
-        """Add through the framework what the store can hold; refuse the rest, removing an earlier version."""
+        """Add through the framework what the store can hold; refuse the rest, removing an earlier version.
+
+        ``_vectors`` (what we hold, by id) is replaced, never changed in place, and knows a document before the
+        framework holds it and until after it is gone: a search another thread runs meanwhile scores every id the
+        framework returns (``_scored``)."""
         latest = {r.id: Record(r.id, self._checked(r.vector, r.id), r.metadata) for r in records}
         present = [i for i in latest if i in self._vectors]
-        if present:  # replace, not merge: Chroma's add ignores an existing id, its upsert merges metadata
-            self._remove(present)
-            for i in present:
-                del self._vectors[i]
         accepted = []
         for i, record in latest.items():
             why = self._refusal(record)
@@ -181,10 +193,15 @@ class BridgeAdapter(AdapterBase):
                 self._refused.refuse(i, record.vector, why)
             else:
                 accepted.append(record)
+        self._vectors = {**self._vectors, **{r.id: r.vector for r in accepted}}
+        if present:  # replace, not merge: Chroma's add ignores an existing id, its upsert merges metadata
+            self._remove(present)
         self._refused.forget(r.id for r in accepted)
         if accepted:
             self._add(accepted)
-        self._vectors.update({r.id: r.vector for r in accepted})
+        refused = set(present) - {r.id for r in accepted}
+        if refused:
+            self._vectors = {i: v for i, v in self._vectors.items() if i not in refused}
 
     def not_indexable(self) -> dict[str, str]:
         return dict(self._refused.reasons)
@@ -193,8 +210,8 @@ class BridgeAdapter(AdapterBase):
         present = [i for i in dict.fromkeys(ids) if i in self._vectors]
         if present:
             self._remove(present)
-            for i in present:
-                del self._vectors[i]
+            gone = set(present)
+            self._vectors = {i: v for i, v in self._vectors.items() if i not in gone}
         self._refused.forget(ids)
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
@@ -213,24 +230,31 @@ class BridgeAdapter(AdapterBase):
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         query = self._checked(vector, "query")
-        if k <= 0 or not self._vectors:
+        held = self._vectors  # as the search begins: a document another thread deletes meanwhile is still scored
+        if k <= 0 or not held:
             return []
-        k = min(k, len(self._vectors))
+        k = min(k, len(held))
         natives = [None] if where is None else self._natives(where)
-        hits = [hit for native in natives for hit in self._scored(query, self._query(query, k, native))]
+        hits = [hit for native in natives for hit in self._scored(query, self._query(query, k, native), held)]
         if len(natives) > 1:  # partitions: the top k of their top-k lists (each id once) is the top k
             hits = sorted({hit.id: hit for hit in hits}.values(), key=lambda hit: -hit.score)[:k]
         return hits
 
-    def _scored(self, query: np.ndarray, found: list[tuple[str, float | None]]) -> list[Hit]:
+    def _scored(self, query: np.ndarray, found: list[tuple[str, float | None]],
+                held: dict[str, np.ndarray]) -> list[Hit]:
+        """Each hit with its cosine: the framework's, or (a path that gives none) of the vector we hold, as the
+        search began (``held``) or as now (a document published meanwhile)."""
         q = unit(query)
         hits = []
         for doc_id, score in found:
+            vector = held.get(doc_id)
+            if vector is None:
+                vector = self._vectors.get(doc_id)
             if score is None:
-                if doc_id not in self._vectors:  # deleted, or never added: say so rather than guess a score
+                if vector is None:  # deleted, or never added: say so rather than guess a score
                     raise AdapterError(f"{self.name} returned {doc_id!r}, which is not in the index")
-                score = float(unit(self._vectors[doc_id]) @ q)
-            elif math.isnan(score) and (not q.any() or (doc_id in self._vectors and not self._vectors[doc_id].any())):
+                score = float(unit(vector) @ q)
+            elif math.isnan(score) and (not q.any() or (vector is not None and not vector.any())):
                 score = 0.0  # pgvector's cosine of a zero vector is 0/0, passed on by both frameworks; ours is 0
             hits.append(Hit(doc_id, float(score)))
         return hits

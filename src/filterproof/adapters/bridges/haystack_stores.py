@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from filterproof.adapters.base import Capabilities, Record
-from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter
+from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, our_id
 from filterproof.adapters.bridges.flat import Groups, node_metadata
 from filterproof.adapters.bridges.haystack_filters import compile_partitions
 from filterproof.adapters.bridges.options import HaystackBridgeOptions, HaystackChromaOptions, Path
@@ -114,7 +114,8 @@ class HaystackBridge(BridgeAdapter):
         if path not in self.PATHS:
             raise OptionError(self._no_path(path))
         documents = self._run(np.asarray(vector, dtype=np.float32).tolist(), native, k, path)
-        return [(str(d.meta[ID]), None if d.score is None else self._cosine(float(d.score))) for d in documents]
+        return [(our_id(self.name, d.meta, ID), None if d.score is None else self._cosine(float(d.score)))
+                for d in documents]
 
 
 class HaystackQdrantBridge(HaystackBridge):

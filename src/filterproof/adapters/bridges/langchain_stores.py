@@ -37,7 +37,7 @@ from langchain_qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient, models
 
 from filterproof.adapters.base import Capabilities, Record
-from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors
+from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors, our_id
 from filterproof.adapters.bridges.flat import node_metadata
 from filterproof.adapters.bridges.langchain_filters import chroma_filters, qdrant_compiler
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
@@ -210,7 +210,7 @@ class LangChainQdrantBridge(_LangChainBridge):
         return [point_id(i) for i in ids]  # Qdrant takes UUIDs and integers only; our id stays in fp_id
 
     def _doc_id(self, doc: Document) -> str:
-        return str(doc.metadata[ID])
+        return our_id(self.name, doc.metadata, ID)
 
     def _natives(self, where: PolicyFilter) -> list[Any]:
         return [self._compiler.native(where)]
@@ -256,7 +256,7 @@ class LangChainPgvectorBridge(OwnDatabase, _LangChainBridge):
         return id_refusal(record.id)  # PGVector's table: id is the (btree) primary key
 
     def _doc_id(self, doc: Any) -> str:
-        return str(doc.metadata[ID])
+        return our_id(self.name, doc.metadata, ID)
 
     def _natives(self, where: PolicyFilter) -> list[Any]:
         return pgvector_filters(where)

@@ -39,7 +39,7 @@ from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient
 
 from filterproof.adapters.base import Capabilities, Record
-from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors
+from filterproof.adapters.bridges.core import DOC_PREFIX, BridgeAdapter, KeyedVectors, our_id
 from filterproof.adapters.bridges.llamaindex_filters import Groups, compile_partitions, node_metadata
 from filterproof.adapters.bridges.options import ChromaBridgeOptions, Path, PgBridgeOptions, QdrantBridgeOptions
 from filterproof.adapters.bridges.pgvector import (
@@ -90,7 +90,7 @@ class _LlamaIndexBridge(BridgeAdapter):
 
     def _doc_id(self, node: Any) -> str:
         """Our id, from a node a search returned (``fp_id``; llamaindex-milvus stores it escaped)."""
-        return str(node.metadata[ID])
+        return our_id(self.name, node.metadata, ID)
 
     def _cosine(self, similarity: float) -> float:
         raise NotImplementedError

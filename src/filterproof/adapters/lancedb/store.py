@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -138,6 +139,9 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
             self._table = None
         self._dim = 0 if self._table is None else self._table.schema.field("vector").type.list_size
         self._vector_indexed = self._scalar_indexed = False
+        self._building = threading.RLock()
+        """Held while the indexes are built: the first searches after a write, from several threads of one client,
+        would each build them, and LanceDB refuses the second commit (``Retryable commit conflict``)."""
         self._keys = KeyCache()
 
     def _exists(self) -> bool:
@@ -250,16 +254,17 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         self.table.optimize()
 
     def _build_indexes(self) -> None:
-        table = self.table
-        if self.options.index_scalar and not self._scalar_indexed:
-            for column, config in SCALAR_INDEXES.items():
-                table.create_index(column, config=config())
-            self._scalar_indexed = True
-        opts = self.options
-        if opts.index != "flat" and not self._vector_indexed and table.count_rows() >= opts.index_min_rows:
-            config = VECTOR_INDEXES[opts.index](distance_type="cosine", num_partitions=opts.num_partitions)
-            table.create_index("vector", config=config)
-            self._vector_indexed = True
+        with self._building:
+            table = self.table
+            if self.options.index_scalar and not self._scalar_indexed:
+                for column, config in SCALAR_INDEXES.items():
+                    table.create_index(column, config=config())
+                self._scalar_indexed = True
+            opts = self.options
+            if opts.index != "flat" and not self._vector_indexed and table.count_rows() >= opts.index_min_rows:
+                config = VECTOR_INDEXES[opts.index](distance_type="cosine", num_partitions=opts.num_partitions)
+                table.create_index("vector", config=config)
+                self._vector_indexed = True
 
     # -- reads ------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -135,6 +136,9 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         self._created = False
         self._dim, self._indexed = self._existing(ours=self._claim())
         self._analyzed_rows, self._written = 0, 0
+        self._preparing = threading.RLock()
+        """Held while the index is built and the statistics refreshed: the first searches after a write, from
+        several threads of one client, would each build it (``DuplicateTable``)."""
         self._keys = KeyCache(pgsql.pg_text)
         self._refused = Refusals()
 
@@ -315,11 +319,12 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
 
     def optimize(self) -> None:
         """Build the vector index (if any and not yet built) and refresh the planner's statistics."""
-        if self.options.index != "exact" and not self._indexed:
-            self._build_index()
-        self._conn.execute(self._sql("ANALYZE {t}"))
-        (self._analyzed_rows,) = self._conn.execute(self._sql("SELECT count(*) FROM {t}")).fetchone() or (0,)
-        self._written = 0
+        with self._preparing:
+            if self.options.index != "exact" and not self._indexed:
+                self._build_index()
+            self._conn.execute(self._sql("ANALYZE {t}"))
+            (self._analyzed_rows,) = self._conn.execute(self._sql("SELECT count(*) FROM {t}")).fetchone() or (0,)
+            self._written = 0
 
     def _build_index(self) -> None:
         opts, name = self.options, f"{self._table}_embedding"
@@ -333,9 +338,14 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         self._indexed = True
 
     def _before_search(self) -> None:
+        if self._unprepared():
+            with self._preparing:
+                if self._unprepared():  # another thread's search may have prepared it meanwhile
+                    self.optimize()
+
+    def _unprepared(self) -> bool:
         stale = self._written > max(1.0, ANALYZE_AFTER * self._analyzed_rows)
-        if (self.options.index != "exact" and not self._indexed) or (stale and self._analyzed_rows):
-            self.optimize()
+        return (self.options.index != "exact" and not self._indexed) or bool(stale and self._analyzed_rows)
 
     # -- reads ------------------------------------------------------------------
 

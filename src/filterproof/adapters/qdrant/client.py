@@ -19,6 +19,7 @@ sharing a server never see each other's points.
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 import warnings
 from collections.abc import Mapping
@@ -147,6 +148,7 @@ class QdrantLocalAdapter(_ClientAdapter):
     def __init__(self, options: QdrantLocalOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options, MODELS)
         path = self.options.path
+        self._serial = threading.RLock()
         self._lock = PathLock(path, self.name) if path else None
         client = QdrantClient(path=path) if path else QdrantClient(":memory:")
         self.instead, self.where = "another path", f" in {path}" if path else ""
@@ -164,6 +166,32 @@ class QdrantLocalAdapter(_ClientAdapter):
         finally:
             if self._lock is not None:
                 self._lock.release()
+
+    # Local mode evaluates a search point by point in this process, with no lock against the client's writes: a
+    # search that runs while another thread makes the two writes of a flag rewrite reads one revision before the
+    # first and the other after the second, both current at once (findings/engine.md, qdrant-client's local mode;
+    # bench/repro/qdrant_local_torn_search.py). Every call on the client holds one lock: a search then sees the
+    # collection between two writes.
+
+    def _put(self, points: list[Point]) -> None:
+        with self._serial:
+            super()._put(points)
+
+    def _remove(self, point_ids: list[str]) -> None:
+        with self._serial:
+            super()._remove(point_ids)
+
+    def _replace_payload(self, pid: str, payload: dict[str, Any]) -> None:
+        with self._serial:
+            super()._replace_payload(pid, payload)
+
+    def _set_payload_where(self, selector: models.Filter, payload: dict[str, Any]) -> None:
+        with self._serial:
+            super()._set_payload_where(selector, payload)
+
+    def _query(self, vectors: list[list[float]], k: int, filters: list[Any]) -> list[list[tuple[Any, float]]]:
+        with self._serial:
+            return super()._query(vectors, k, filters)
 
 
 class QdrantServerAdapter(OpensReaders, _ClientAdapter):

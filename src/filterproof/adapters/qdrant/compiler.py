@@ -152,6 +152,17 @@ about 95 bytes a key (measured, qdrant-edge): at 1M documents a principal of the
 tenant carries 580k keys, 55 MB a filter, and a sweep's 180 cached filters held 5-6 GB."""
 
 
+class MapFilters:
+    """One map's revision keys by tenant and the native filters compiled under it, with the keys those hold: one
+    object, read once per call, so that two threads of one client asking under two maps at once (an application
+    moves its map while requests are under way) never store or read a filter under the other's map."""
+
+    def __init__(self, active: ActiveRevisions | None, keys: dict[str, tuple[str, ...]]) -> None:
+        self.active, self.keys = active, keys
+        self.filters: dict[tuple[Principal, date], Any] = {}
+        self.held = 0
+
+
 class PolicyCompiler:
     """Policy filters to native filters of one model family, with the per-map and per-query work done once.
 
@@ -164,38 +175,37 @@ class PolicyCompiler:
                  keys_cached: int = KEYS_CACHED, prefix: str = "") -> None:
         self._qdrant, self._cache_size, self._flag = Qdrant(family, prefix=prefix), cache_size, flag
         self._keys_cached = keys_cached
-        self._active: ActiveRevisions | None = None
-        self._keys: dict[str, tuple[str, ...]] = {}
-        self._filters: dict[tuple[Principal, date], Any] = {}
-        self._held = 0
+        self._cache = MapFilters(None, {})
 
     def native(self, where: PolicyFilter) -> Any:
         """The native filter for ``where``; the same object for the same principal, date and map."""
-        keys = None if self._flag else self._tenant_keys(where)
+        cache = self._for(where)
+        keys = None if self._flag else cache.keys.get(where.principal.tenant, ())
         slot = (where.principal, where.as_of)
-        found = self._filters.get(slot)
+        found = cache.filters.get(slot)
         if found is None:
             found = self._qdrant.native(compile_policy(where, keys))
             weight = len(keys) if keys else 0
-            if len(self._filters) >= self._cache_size or self._held + weight > self._keys_cached:
-                self._filters.clear()
-                self._held = 0
-            self._filters[slot] = found
-            self._held += weight
+            if len(cache.filters) >= self._cache_size or cache.held + weight > self._keys_cached:
+                cache.filters.clear()
+                cache.held = 0
+            cache.filters[slot] = found
+            cache.held += weight
         return found
 
     def size(self, where: PolicyFilter) -> int:
         """How many revision keys the filter for ``where`` carries (its weight in a request body)."""
-        return 0 if self._flag else len(self._tenant_keys(where))
+        return 0 if self._flag else len(self._for(where).keys.get(where.principal.tenant, ()))
 
     def render(self, expr: Expr) -> Any:
         """Any neutral filter (a selector of the adapter's writes) as this family's native ``Filter``."""
         return self._qdrant.native(expr)
 
-    def _tenant_keys(self, where: PolicyFilter) -> tuple[str, ...]:
+    def _for(self, where: PolicyFilter) -> MapFilters:
+        """The cache of ``where``'s map (under ``revision=flag`` the one cache: a filter holds no map)."""
         if not isinstance(where, PolicyFilter):
             raise TypeError(f"expected a PolicyFilter, got {type(where).__name__}")
-        if where.active is not self._active:
-            self._active, self._keys, self._filters = where.active, keys_by_tenant(where.active), {}
-            self._held = 0
-        return self._keys.get(where.principal.tenant, ())
+        cache = self._cache
+        if not self._flag and where.active is not cache.active:
+            cache = self._cache = MapFilters(where.active, keys_by_tenant(where.active))
+        return cache

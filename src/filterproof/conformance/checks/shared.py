@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -126,16 +128,8 @@ class Callers:
         start = threading.Barrier(THREADS)
         threads = [threading.Thread(target=self._run, args=(t, start), name=f"filterproof-caller-{t}", daemon=True)
                    for t in range(THREADS)]
-        done = threading.Event()
-        busy = threading.Thread(target=spin, args=(done,), name="filterproof-busy", daemon=True)
-        with switching_often(SWITCH_S):
-            busy.start()
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(timeout=120)
-            done.set()
-            busy.join(timeout=60)
+        with concurrently(threads):
+            pass  # each thread makes its calls and ends
         self.rounds += 1
 
     def share(self, alone: list[Scores]) -> None:
@@ -151,6 +145,25 @@ class Callers:
                                f"than alone (another caller's filter or query): " + " | ".join(wrong[:4]))
             if self.overlapped >= OVERLAPPED or self.rounds == MAX_ROUNDS:
                 return
+
+
+@contextmanager
+def concurrently(threads: list[threading.Thread]) -> Iterator[None]:
+    """Start ``threads`` with Python's switch interval at ``SWITCH_S``, beside a thread of Python work (``spin``); on
+    leaving, wait for them to end, then stop the work."""
+    done = threading.Event()
+    busy = threading.Thread(target=spin, args=(done,), name="filterproof-busy", daemon=True)
+    with switching_often(SWITCH_S):
+        busy.start()
+        for thread in threads:
+            thread.start()
+        try:
+            yield
+        finally:
+            for thread in threads:
+                thread.join(timeout=120)
+            done.set()
+            busy.join(timeout=60)
 
 
 def spin(done: threading.Event) -> None:
