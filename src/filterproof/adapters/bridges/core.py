@@ -241,13 +241,13 @@ class BridgeAdapter(AdapterBase):
         return hits
 
     def _scored(self, query: np.ndarray, found: list[tuple[str, float | None]],
-                held: dict[str, np.ndarray]) -> list[Hit]:
+                held: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         """Each hit with its cosine: the framework's, or (a path that gives none) of the vector we hold, as the
         search began (``held``) or as now (a document published meanwhile)."""
         q = unit(query)
         hits = []
         for doc_id, score in found:
-            vector = held.get(doc_id)
+            vector = (self._vectors if held is None else held).get(doc_id)
             if vector is None:
                 vector = self._vectors.get(doc_id)
             if score is None:
