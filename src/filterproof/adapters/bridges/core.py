@@ -45,7 +45,6 @@ def digest(row: np.ndarray) -> str:
     return hashlib.sha1(row.tobytes()).hexdigest()
 
 
-
 def our_id(bridge: str, metadata: Mapping[str, Any] | None, id_key: str) -> str:
     """Our id, from the metadata of a hit the framework returned (``id_key``: ``fp_id``).
 
@@ -56,6 +55,7 @@ def our_id(bridge: str, metadata: Mapping[str, Any] | None, id_key: str) -> str:
         raise AdapterError(f"{bridge} returned a hit without our id ({id_key!r} not in its metadata {metadata!r}): "
                            "a document deleted while it was searched, which the store returned without its data")
     return str(metadata[id_key])
+
 
 class KeyedVectors:
     """Strings to our vectors: what an embeddings shim answers, instead of a model. One shim serves every thread
@@ -193,12 +193,16 @@ class BridgeAdapter(AdapterBase):
                 self._refused.refuse(i, record.vector, why)
             else:
                 accepted.append(record)
-        self._vectors = {**self._vectors, **{r.id: r.vector for r in accepted}}
-        if present:  # replace, not merge: Chroma's add ignores an existing id, its upsert merges metadata
-            self._remove(present)
-        self._refused.forget(r.id for r in accepted)
-        if accepted:
-            self._add(accepted)
+        before, self._vectors = self._vectors, {**self._vectors, **{r.id: r.vector for r in accepted}}
+        try:
+            if present:  # replace, not merge: Chroma's add ignores an existing id, its upsert merges metadata
+                self._remove(present)
+            self._refused.forget(r.id for r in accepted)
+            if accepted:
+                self._add(accepted)
+        except BaseException:  # the framework refused: we hold what it may still hold, never what it was not given
+            self._vectors = {i: v for i, v in before.items() if i not in set(present)}
+            raise
         refused = set(present) - {r.id for r in accepted}
         if refused:
             self._vectors = {i: v for i, v in self._vectors.items() if i not in refused}
