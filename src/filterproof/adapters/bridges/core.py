@@ -193,16 +193,12 @@ class BridgeAdapter(AdapterBase):
                 self._refused.refuse(i, record.vector, why)
             else:
                 accepted.append(record)
-        before, self._vectors = self._vectors, {**self._vectors, **{r.id: r.vector for r in accepted}}
-        try:
-            if present:  # replace, not merge: Chroma's add ignores an existing id, its upsert merges metadata
-                self._remove(present)
-            self._refused.forget(r.id for r in accepted)
-            if accepted:
-                self._add(accepted)
-        except BaseException:  # the framework refused: we hold what it may still hold, never what it was not given
-            self._vectors = {i: v for i, v in before.items() if i not in set(present)}
-            raise
+        self._vectors = {**self._vectors, **{r.id: r.vector for r in accepted}}
+        if present:  # replace, not merge: Chroma's add ignores an existing id, its upsert merges metadata
+            self._remove(present)
+        self._refused.forget(r.id for r in accepted)
+        if accepted:
+            self._add(accepted)
         refused = set(present) - {r.id for r in accepted}
         if refused:
             self._vectors = {i: v for i, v in self._vectors.items() if i not in refused}
