@@ -244,12 +244,13 @@ class BridgeAdapter(AdapterBase):
                 held: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         """Each hit with its cosine: the framework's, or (a path that gives none) of the vector we hold, as the
         search began (``held``) or as now (a document published meanwhile)."""
-        q = unit(query)
+        q, now = unit(query), self._vectors
+        began = now if held is None else held
         hits = []
         for doc_id, score in found:
-            vector = (self._vectors if held is None else held).get(doc_id)
+            vector = began.get(doc_id)
             if vector is None:
-                vector = self._vectors.get(doc_id)
+                vector = now.get(doc_id)
             if score is None:
                 if vector is None:  # deleted, or never added: say so rather than guess a score
                     raise AdapterError(f"{self.name} returned {doc_id!r}, which is not in the index")
