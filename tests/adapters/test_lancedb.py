@@ -176,17 +176,35 @@ def test_bad_options_name_the_key(spec: str, message: str) -> None:
         open_backend(spec)
 
 
-@pytest.mark.parametrize(("spec", "settings"), [
-    ("lancedb:index=ivf_hnsw_sq,refine_factor=3,ef=20,nprobes=4", (3, 20, 4)),
-    ("lancedb:index=ivf_hnsw_sq", (None, None, None)),  # LanceDB's own defaults: nothing set
-])
-def test_the_search_settings_reach_the_query(spec: str, settings: tuple[Any, ...]) -> None:
-    """``refine_factor``, ``ef`` and ``nprobes`` given are set on the LanceDB query; not given, they are not."""
-    adapter = open_backend(spec)
+def test_the_search_settings_reach_the_engine() -> None:
+    """``nprobes`` and ``refine_factor`` given are in the engine's plan (both probe bounds; k times the factor
+    fetched before the exact re-rank), ``ef`` in the query lancedb hands it. Read there, not on the query
+    builder: lancedb 0.41 moved ``nprobes`` from the builder's two bounds to one field of its own."""
+    adapter = open_backend("lancedb:index=ivf_hnsw_sq,index_min_rows=256,num_partitions=2,refine_factor=3,ef=20,"
+                           "nprobes=2")
+    rng = np.random.default_rng(3)
+    try:
+        adapter.reset(8)
+        adapter.upsert([Record(f"d{i}", rng.standard_normal(8).astype(np.float32), sc.meta(logical_id=f"l{i}"))
+                        for i in range(300)])
+        adapter.search(rng.standard_normal(8).astype(np.float32), 5, None)  # builds the index
+        query = adapter.query(np.ones((1, 8), np.float32), 5, None)  # type: ignore[attr-defined]
+        plan = query.explain_plan(True)
+        assert "minimum_nprobes=2, maximum_nprobes=Some(2)" in plan, plan
+        assert "ANNSubIndex: name=vector_idx, k=15," in plan, plan
+        assert query.to_query_object().ef == 20
+    finally:
+        adapter.close()
+
+
+def test_search_settings_not_given_are_left_to_lancedb() -> None:
+    """No ``nprobes``, ``refine_factor`` or ``ef`` given: the query lancedb hands its engine sets none of them."""
+    adapter = open_backend("lancedb:index=ivf_hnsw_sq")
     try:
         adapter.reset(4)
-        query = adapter.query(np.ones((1, 4), np.float32), 5, None)  # type: ignore[attr-defined]
-        assert (query._refine_factor, query._ef, query._minimum_nprobes) == settings
+        built = adapter.query(np.ones((1, 4), np.float32), 5, None).to_query_object()  # type: ignore[attr-defined]
+        probes = [getattr(built, name, None) for name in ("nprobes", "minimum_nprobes", "maximum_nprobes")]
+        assert (built.refine_factor, built.ef, probes) == (None, None, [None, None, None])
     finally:
         adapter.close()
 

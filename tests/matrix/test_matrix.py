@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import Version
 from typer.testing import CliRunner
 
 from filterproof.adapters.filterlang import And, Cond, Expr, Not, Or
@@ -90,6 +91,10 @@ FINDINGS: dict[tuple[str, str], str] = {
                                                       "the parts with ' not ', so NOT of one filter is that filter "
                                                       "(bench/repro/llamaindex_milvus_not.py)",
 }
+if Version(installed("lancedb")) >= Version("0.41"):  # lancedb 0.40 refused to read the two rows (raises: loud)
+    FINDINGS[("llamaindex-lancedb/MetadataFilters", "readd")] = (
+        "llama-index-vector-stores-lancedb {llama-index-vector-stores-lancedb}: add of an existing node id appends "
+        "a second row; the old one still matches (findings/integration.md#finding-18)")
 
 
 def finding(target: str, probe: str) -> str | None:
