@@ -22,12 +22,13 @@ import hashlib
 import itertools
 import math
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from filterproof.adapters.base import AdapterBase, AdapterError, Capabilities, Hit, Record, checked_vector
+from filterproof.adapters.bridges.departed import Departed
 from filterproof.adapters.bridges.options import BridgeOptions, Path
 from filterproof.adapters.refusals import Refusals
 from filterproof.policy import PolicyFilter
@@ -135,6 +136,7 @@ class BridgeAdapter(AdapterBase):
         self.keys = KeyedVectors()
         self._dim = 0
         self._vectors: dict[str, np.ndarray] = {}
+        self._departed = Departed()
         self._refused = Refusals()
 
     # -- framework calls ------------------------------------------------------
@@ -172,6 +174,7 @@ class BridgeAdapter(AdapterBase):
         if dim < 1:
             raise ValueError(f"dimension must be positive, got {dim}")
         self._dim, self._vectors = dim, {}
+        self._departed.clear()
         self._refused.clear()
         self._create(dim)
 
@@ -182,8 +185,8 @@ class BridgeAdapter(AdapterBase):
         """Add through the framework what the store can hold; refuse the rest, removing an earlier version.
 
         ``_vectors`` (what we hold, by id) is replaced, never changed in place, and knows a document before the
-        framework holds it and until after it is gone: a search another thread runs meanwhile scores every id the
-        framework returns (``_scored``)."""
+        framework holds it and until after it is gone (then ``_departed`` until the searches under way end): a
+        search another thread runs meanwhile scores every id the framework returns (``_scored``)."""
         latest = {r.id: Record(r.id, self._checked(r.vector, r.id), r.metadata) for r in records}
         present = [i for i in latest if i in self._vectors]
         accepted = []
@@ -201,7 +204,7 @@ class BridgeAdapter(AdapterBase):
             self._add(accepted)
         refused = set(present) - {r.id for r in accepted}
         if refused:
-            self._vectors = {i: v for i, v in self._vectors.items() if i not in refused}
+            self._drop(refused)
 
     def not_indexable(self) -> dict[str, str]:
         return dict(self._refused.reasons)
@@ -210,9 +213,14 @@ class BridgeAdapter(AdapterBase):
         present = [i for i in dict.fromkeys(ids) if i in self._vectors]
         if present:
             self._remove(present)
-            gone = set(present)
-            self._vectors = {i: v for i, v in self._vectors.items() if i not in gone}
+            self._drop(set(present))
         self._refused.forget(ids)
+
+    def _drop(self, gone: set[str]) -> None:
+        """Documents the framework no longer holds, out of our record: kept for the searches under way first, so
+        that a search never finds a document in neither."""
+        self._departed.removed({i: v for i, v in self._vectors.items() if i in gone})
+        self._vectors = {i: v for i, v in self._vectors.items() if i not in gone}
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         self.update_metadata_batch({id: metadata})
@@ -230,20 +238,24 @@ class BridgeAdapter(AdapterBase):
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         query = self._checked(vector, "query")
-        held = self._vectors  # as the search begins: a document another thread deletes meanwhile is still scored
-        if k <= 0 or not held:
-            return []
-        k = min(k, len(held))
-        natives = [None] if where is None else self._natives(where)
-        hits = [hit for native in natives for hit in self._scored(query, self._query(query, k, native), held)]
+        with self._departed.searching() as departed:
+            held = self._vectors  # as the search begins: a document another thread deletes meanwhile is still scored
+            if k <= 0 or not held:
+                return []
+            k = min(k, len(held))
+            natives = [None] if where is None else self._natives(where)
+            hits = [hit for native in natives
+                    for hit in self._scored(query, self._query(query, k, native), held, departed)]
         if len(natives) > 1:  # partitions: the top k of their top-k lists (each id once) is the top k
             hits = sorted({hit.id: hit for hit in hits}.values(), key=lambda hit: -hit.score)[:k]
         return hits
 
     def _scored(self, query: np.ndarray, found: list[tuple[str, float | None]],
-                held: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
+                held: Mapping[str, np.ndarray] | None = None,
+                departed: Callable[[str], np.ndarray | None] | None = None) -> list[Hit]:
         """Each hit with its cosine: the framework's, or (a path that gives none) of the vector we hold, as the
-        search began (``held``) or as now (a document published meanwhile)."""
+        search began (``held``) or as now (a document published meanwhile), or as it was removed since the search
+        began (``departed``: published and deleted again while the framework searched)."""
         q, now = unit(query), self._vectors
         began = now if held is None else held
         hits = []
@@ -251,6 +263,8 @@ class BridgeAdapter(AdapterBase):
             vector = began.get(doc_id)
             if vector is None:
                 vector = now.get(doc_id)
+            if vector is None and departed is not None:
+                vector = departed(doc_id)
             if score is None:
                 if vector is None:  # deleted, or never added: say so rather than guess a score
                     raise AdapterError(f"{self.name} returned {doc_id!r}, which is not in the index")
