@@ -352,6 +352,8 @@ PLAIN_PATH_ONLY = {
     "test_absent_is_not_a_value": "7 worlds of absent and default values, each a new store",
     "test_one_call_past_a_thousand_changes": "1,300 documents written, then 1,040 moved and 1,040 deleted, through "
                                              "the framework's add and delete paths (langchain-qdrant's mmr: 32 s)",
+    "test_two_threads_writing_one_client_leave_one_order_of_their_writes": "two writes at once through the "
+                                                                            "framework, then searches that only read",
 }
 """Checks a bridge runs on its plain path only, with why: each asks how the store keeps and compares what was
 written (values, lifecycle, size), which every search path of one bridge shares; the path changes the search

@@ -287,6 +287,14 @@ POINTERS = [
      "had returned; the store then admitted "),
     ("LocksSearchesOnly", "searched_while_written", "test_one_client_searched_while_written_answers_as_it_stands",
      "searches, made while another thread wrote through the same client, answered otherwise than the store stood: "),
+    # One client written by two threads at once.
+    ("UpdatesByRewrite", "two_threads_writing", "test_two_threads_writing_one_client_leave_one_order_of_their_writes",
+     "a document deleted while updated, round 1: delete(['x']) and update_metadata('x', groups=['sales']), made at "
+     "once by two threads, left what neither order leaves: "),
+    ("FlagsFromMapAsWriteBegan", "two_threads_writing",
+     "test_two_threads_writing_one_client_leave_one_order_of_their_writes",
+     "the map moved while the new revision is published, round 1: set_active_revisions(acme/p at 3) and upsert of "
+     "'r3', made at once by two threads, left what neither order leaves: "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded
@@ -580,8 +588,8 @@ def test_capabilities_skip_what_an_adapter_cannot_take(pytester: pytest.Pytester
 
 def test_a_client_that_must_not_be_shared_skips_the_threads_unless_required(pytester: pytest.Pytester) -> None:
     """``thread_safe=False`` (a client per thread, as pgvector-haystack's store needs): the checks of one client
-    shared by threads (searched by several; written by one while others search) skip with the reason, and fail
-    where the run requires ``thread_safe``."""
+    shared by threads (searched by several; written by one while others search; written by two at once) skip with
+    the reason, and fail where the run requires ``thread_safe``."""
     pytester.makepyfile(unshared='''
         from filterproof.adapters.base import Capabilities
         from filterproof.conformance.defects import KeepsFilterOnClient
@@ -593,11 +601,11 @@ def test_a_client_that_must_not_be_shared_skips_the_threads_unless_required(pyte
     pytester.syspathinsert()
     args = (*SUITE, "--adapter", "unshared:Unshared", "-k", "one_client", "-rs")
     green = pytester.runpytest(*args)
-    green.assert_outcomes(skipped=2)
+    green.assert_outcomes(skipped=3)
     green.stdout.fnmatch_lines(["*unshared-store declares thread_safe=False: one client per thread [[]lacks "
                                 "thread_safe]"])
     red = pytester.runpytest(*args, "--conformance-require", "thread_safe")
-    red.assert_outcomes(failed=2)
+    red.assert_outcomes(failed=3)
 
 
 def test_a_green_run_on_another_path_than_the_declared_one_warns(pytester: pytest.Pytester) -> None:

@@ -32,7 +32,10 @@ stays on our side of the line. The whole contract:
 * One client may be searched from several threads at once (a web application's request
   threads share it): each call answers under its own filter and query, kept in the call,
   never on the client (``adapters.locking.locked`` serializes a connection that keeps its
-  last result). A client that must not be shared declares ``thread_safe=False``.
+  last result). Threads may also write through it, one while others search and two at
+  once: the store ends as one order of the writes leaves it (``adapters.locking.writing``
+  holds a write lock over a write that reads before it writes). A client that must not be
+  shared declares ``thread_safe=False``.
 
 A second client (``SecondClient``, optional), for readers other than the writer: in
 production a permissions job writes and API replicas read, through other clients and
@@ -97,6 +100,7 @@ scores or know fixture order: the strategies do that, identically for all stores
 from __future__ import annotations
 
 import math
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -295,6 +299,7 @@ class AdapterBase(ABC):
         global _native_opened
         self.options = self.Options.coerce(options, self.name)
         self.active = ActiveRevisions()
+        self._writes = threading.RLock()  # held by ``@writing`` methods (adapters.locking): one write at a time
         _native_opened = _native_opened or type(self).native
 
     @abstractmethod

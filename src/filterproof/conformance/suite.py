@@ -20,8 +20,8 @@ The checks run in this order (pytest runs base classes' tests before subclasses'
 from the last base to the first): the exact eligibility checks first (dates,
 identities, every fail-closed class), so that the first failure names the clause at
 fault; then the store contract, lifecycle, the generated property, placement, one
-client shared by threads (``shared``), then written by one of them while the others search (``written``), other
-clients of the store (``clients``), and
+client shared by threads (``shared``), then written by one of them while the others search (``written``), written
+by two at once (``writers``), other clients of the store (``clients``), and
 the scale tier last, whose failures can also follow from a clause failing earlier.
 """
 
@@ -51,6 +51,7 @@ from filterproof.conformance.checks.shared import SharedClientChecks
 from filterproof.conformance.checks.sizes import SizeChecks
 from filterproof.conformance.checks.twin_checks import TwinChecks
 from filterproof.conformance.checks.vectors import VectorChecks
+from filterproof.conformance.checks.writers import ConcurrentWritersChecks
 from filterproof.conformance.checks.written import WrittenWhileSearchedChecks
 from filterproof.conformance.requirements import lacks
 
@@ -78,9 +79,9 @@ class AdapterFixtures:
         return native
 
 
-class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, DuringChangeChecks, WrittenWhileSearchedChecks,
-                              SharedClientChecks, PlacementChecks, GeneratedChecks, BulkChecks, LifecycleChecks,
-                              VectorChecks, AimedWriteChecks, IdChecks, CallerObjectChecks, EmptyInputChecks,
-                              ContractChecks,
+class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, DuringChangeChecks, ConcurrentWritersChecks,
+                              WrittenWhileSearchedChecks, SharedClientChecks, PlacementChecks, GeneratedChecks,
+                              BulkChecks, LifecycleChecks, VectorChecks, AimedWriteChecks, IdChecks,
+                              CallerObjectChecks, EmptyInputChecks, ContractChecks,
                               FixtureChecks, SizeChecks, TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):
     """The policy-conformance suite for one adapter; subclass it and override the ``adapter`` fixture."""

@@ -30,6 +30,7 @@ import numpy as np
 from filterproof.adapters.base import AdapterBase, AdapterError, Capabilities, Hit, Record, checked_vector
 from filterproof.adapters.bridges.departed import Departed
 from filterproof.adapters.bridges.options import BridgeOptions, Path
+from filterproof.adapters.locking import writing
 from filterproof.adapters.refusals import Refusals
 from filterproof.policy import PolicyFilter
 
@@ -181,6 +182,7 @@ class BridgeAdapter(AdapterBase):
     def _checked(self, vector: np.ndarray, what: str) -> np.ndarray:
         return checked_vector(vector, self._dim, what)
 
+    @writing
     def upsert(self, records: Sequence[Record]) -> None:
         """Add through the framework what the store can hold; refuse the rest, removing an earlier version.
 
@@ -204,27 +206,30 @@ class BridgeAdapter(AdapterBase):
             self._add(accepted)
         refused = set(present) - {r.id for r in accepted}
         if refused:
-            self._drop(refused)
+            self._unhold(refused)
 
     def not_indexable(self) -> dict[str, str]:
         return dict(self._refused.reasons)
 
+    @writing
     def delete(self, ids: Sequence[str]) -> None:
         present = [i for i in dict.fromkeys(ids) if i in self._vectors]
         if present:
             self._remove(present)
-            self._drop(set(present))
+            self._unhold(set(present))
         self._refused.forget(ids)
 
-    def _drop(self, gone: set[str]) -> None:
+    def _unhold(self, gone: set[str]) -> None:
         """Documents the framework no longer holds, out of our record: kept for the searches under way first, so
         that a search never finds a document in neither."""
         self._departed.removed({i: v for i, v in self._vectors.items() if i in gone})
         self._vectors = {i: v for i, v in self._vectors.items() if i not in gone}
 
+    @writing
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         self.update_metadata_batch({id: metadata})
 
+    @writing
     def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
         """One remove and one add through the framework for every known document (a permissions job's bulk
         change), not one of each per document: a framework's Chroma add re-indexes a call's vectors at once."""

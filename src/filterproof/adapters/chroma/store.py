@@ -70,6 +70,7 @@ from filterproof.adapters.chroma.options import ChromaOptions, ChromaServerOptio
 from filterproof.adapters.chroma.owned import mark_of, marked, owned
 from filterproof.adapters.chroma.where import CURRENT, KEY, LID, compile_partitions, stored_metadata
 from filterproof.adapters.encoding import slices
+from filterproof.adapters.locking import writing
 from filterproof.adapters.ownership import claim
 from filterproof.adapters.paths import PathLock
 from filterproof.adapters.readers import ReadOnly
@@ -199,6 +200,7 @@ class _ChromaStore(AdapterBase):
             return np.asarray(record.vector, dtype=np.float32)
         return checked_vector(record.vector, self._dim, record.id)
 
+    @writing
     def upsert(self, records: Sequence[Record]) -> None:
         """Write what Chroma can hold; refuse the rest (``limits``), deleting an earlier version of it."""
         accepted: list[tuple[Record, dict[str, Any]]] = []
@@ -222,12 +224,14 @@ class _ChromaStore(AdapterBase):
     def not_indexable(self) -> dict[str, str]:
         return dict(self._refused.reasons)
 
+    @writing
     def delete(self, ids: Sequence[str]) -> None:
         for chunk in batched(list(dict.fromkeys(ids)), self._batch):
             self._open().delete(ids=list(chunk))
             self._count = None
         self._refused.forget(ids)
 
+    @writing
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Replace the metadata as a whole (absent fields sent as None, i.e. deleted); unknown ids are ignored.
 
@@ -249,6 +253,7 @@ class _ChromaStore(AdapterBase):
             return
         self._open().update(ids=[id], metadatas=[stored])
 
+    @writing
     def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
         """Many documents' metadata in one Chroma ``update`` per batch (Chroma ignores unknown ids, as one call each
         does): a bulk revoke of 2,500 documents took 26 s in calls of one and 0.2 s batched. A refused document, or
@@ -263,6 +268,7 @@ class _ChromaStore(AdapterBase):
         for chunk in batched(list(plain), self._batch):
             self._open().update(ids=list(chunk), metadatas=[plain[i] for i in chunk])
 
+    @writing
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
 

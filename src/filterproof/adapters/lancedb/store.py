@@ -51,6 +51,7 @@ from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by
 from filterproof.adapters.lancedb import where as lw
 from filterproof.adapters.lancedb.options import LanceDBOptions
 from filterproof.adapters.lancedb.owned import mark_of, marked, owned
+from filterproof.adapters.locking import writing
 from filterproof.adapters.ownership import claim
 from filterproof.adapters.readers import OpensReaders, StoreReader
 from filterproof.adapters.revisions import KeyCache, flags_to_rewrite, logical_key, revision_key
@@ -192,22 +193,26 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
     def _merge(self, data: pa.Table) -> None:
         self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
 
+    @writing
     def upsert(self, records: Sequence[Record]) -> None:
         latest = list({r.id: r for r in records}.values())  # merge_insert refuses an id twice in one call
         if latest:
             vectors = np.stack([self._vector(r.vector, r.id) for r in latest])
             self._merge(self._batch([r.id for r in latest], vectors, [r.metadata for r in latest]))
 
+    @writing
     def delete(self, ids: Sequence[str]) -> None:
         unique = list(dict.fromkeys(ids))
         for start in range(0, len(unique), DELETE_BATCH):
             chunk = unique[start:start + DELETE_BATCH]
             self.table.delete(ids_in(chunk))
 
+    @writing
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Rewrite the row with its stored vector and the new metadata; an unknown id is ignored."""
         self.update_metadata_batch({id: metadata})
 
+    @writing
     def update_metadata_batch(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
         """Every row rewritten with its stored vector, in one ``merge_insert``: one commit (LanceDB commits per
         call, and every commit leaves a fragment each later search visits until ``optimize()``: 222 single-row
@@ -230,6 +235,7 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
             found.update(zip(rows.column("id").to_pylist(), vectors.astype(np.float32), strict=True))
         return found
 
+    @writing
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
 

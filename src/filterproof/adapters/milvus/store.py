@@ -38,6 +38,7 @@ from pymilvus import MilvusClient, MilvusException
 
 from filterproof.adapters import textcodec
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, by_filter, check_batch, checked_vector
+from filterproof.adapters.locking import writing
 from filterproof.adapters.milvus import expr as mx
 from filterproof.adapters.milvus.collection import index_params, schema, search_params
 from filterproof.adapters.milvus.limits import refusal
@@ -179,6 +180,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         for start in range(0, len(rows), BATCH):
             self.client.upsert(self._name, list(rows[start:start + BATCH]))
 
+    @writing
     def upsert(self, records: Sequence[Record]) -> None:
         """Write the rows Milvus can hold; refuse the rest (``limits``), deleting an earlier version."""
         rows, refused = [], []
@@ -198,6 +200,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
     def not_indexable(self) -> dict[str, str]:
         return dict(self._refused.reasons)
 
+    @writing
     def delete(self, ids: Sequence[str], forget: bool = True) -> None:
         unique = list(dict.fromkeys(ids))
         for start in range(0, len(unique), ID_BATCH):
@@ -210,6 +213,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         return list(self.client.query(self._name, filter=flt, output_fields=["*"],
                                       consistency_level="Strong"))
 
+    @writing
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Rewrite the row with its stored vector and the new metadata; unknown ids are ignored.
 
@@ -224,6 +228,7 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         if found:
             self.upsert([Record(id, np.asarray(found[0][mx.VECTOR], dtype=np.float32), metadata)])
 
+    @writing
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
 

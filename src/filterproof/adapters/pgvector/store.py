@@ -45,6 +45,7 @@ import psycopg
 from psycopg import sql
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, checked_vector
+from filterproof.adapters.locking import writing
 from filterproof.adapters.ownership import Marker, claim
 from filterproof.adapters.pgvector import sql as pgsql
 from filterproof.adapters.pgvector.limits import refusal
@@ -229,6 +230,7 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         unit = vector / norm if norm > 0 else vector
         return (pgsql.pg_text(record.id), vector_text(unit), *pgsql.stored_row(record.metadata, self.flag_map))
 
+    @writing
     def upsert(self, records: Sequence[Record]) -> None:
         """Write the rows PostgreSQL can index; refuse the rest (``limits``), deleting an earlier version."""
         rows, refused = [], []
@@ -268,6 +270,7 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
     def not_indexable(self) -> dict[str, str]:
         return dict(self._refused.reasons)
 
+    @writing
     def delete(self, ids: Sequence[str], forget: bool = True) -> None:
         self._conn.execute(self._sql("DELETE FROM {t} WHERE id = ANY(%s::text[])"),
                            ([pgsql.pg_text(i) for i in ids],))
@@ -275,6 +278,7 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         if forget:
             self._refused.forget(ids)
 
+    @writing
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Replace every policy column and the raw metadata; the vector stays; unknown ids are ignored.
 
@@ -299,6 +303,7 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
                            (*stored, pgsql.pg_text(id)))
         self._written += 1
 
+    @writing
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from filterproof.adapters.base import AdapterBase, Capabilities, Hit, Record, check_batch, checked_vector
 from filterproof.adapters.filterlang import Cond
+from filterproof.adapters.locking import writing
 from filterproof.adapters.options import AdapterOptions
 from filterproof.adapters.qdrant.compiler import PolicyCompiler
 from filterproof.adapters.qdrant.language import Family
@@ -94,6 +95,7 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         self._dim = dim
         self._create(dim)
 
+    @writing
     def upsert(self, records: Sequence[Record]) -> None:
         active = self.flag_map
         points = [(point_id(r.id), self._vector(r.vector, r.id), stored_payload(r.id, r.metadata, active))
@@ -101,17 +103,20 @@ class QdrantAdapter(AdapterBase, Generic[T]):
         for start in range(0, len(points), WRITE_BATCH):
             self._put(points[start:start + WRITE_BATCH])
 
+    @writing
     def delete(self, ids: Sequence[str]) -> None:
         pids = [point_id(i) for i in ids]
         for start in range(0, len(pids), WRITE_BATCH):
             self._remove(pids[start:start + WRITE_BATCH])
 
+    @writing
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Replace the payload as a whole (overwrite, not merge): no stale field survives."""
         pid = point_id(id)
         if self._exists(pid):  # unknown ids are ignored, as by the reference
             self._replace_payload(pid, stored_payload(id, metadata, self.flag_map))
 
+    @writing
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
 
