@@ -289,12 +289,16 @@ POINTERS = [
      "searches, made while another thread wrote through the same client, answered otherwise than the store stood: "),
     # One client written by two threads at once.
     ("UpdatesByRewrite", "two_threads_writing", "test_two_threads_writing_one_client_leave_one_order_of_their_writes",
-     "a document deleted while updated, round 1: delete(['x']) and update_metadata('x', groups=['sales']), made at "
-     "once by two threads, left what neither order leaves: "),
+     ": delete(['x']) and update_metadata('x', groups=['sales']), made at once by two threads, left what neither "
+     "order leaves: "),
     ("FlagsFromMapAsWriteBegan", "two_threads_writing",
      "test_two_threads_writing_one_client_leave_one_order_of_their_writes",
-     "the map moved while the new revision is published, round 1: set_active_revisions(acme/p at 3) and upsert of "
-     "'r3', made at once by two threads, left what neither order leaves: "),
+     ": set_active_revisions(acme/p at 3) and upsert of 'r3', made at once by two threads, left what neither order "
+     "leaves: "),
+    ("RewritesFlagsInTwoSteps", "two_threads_writing",
+     "test_two_threads_writing_one_client_leave_one_order_of_their_writes",
+     ": set_active_revisions(acme/p at 2) and set_active_revisions(acme/p at 3), made at once by two threads, left "
+     "what neither order leaves: "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded

@@ -18,10 +18,11 @@ Found with it (each fixed by one write lock per adapter, ``adapters.locking.writ
 update, which checks that the point exists and then writes its payload, raised on a point deleted between the two;
 pgvector's writes nested two transactions on one connection (psycopg's ``OutOfOrderTransactionNesting``); LanceDB's
 and Milvus's flags (``revision=flag``) of a revision published while the map moved to it were written from the old
-map, after the rewrite: the new revision was never current; Milvus's and LanceDB's update, which reads the row and
-writes it back whole, and the bridges' (the framework's remove, then add), brought back a document deleted between
-the two steps; and the bridges' document keys for the framework's embeddings shim, dropped by one write of a
-document while the other's framework embedded it. Chroma and DuckDB passed before the lock.
+map, after the rewrite: the new revision was never current; Chroma's flags, under two rewrites of the map at
+once (or one beside a publish or an update of the revision it moves to); Milvus's and LanceDB's update, which reads
+the row and writes it back whole, and the bridges' (the framework's remove, then add), brought back a document
+deleted between the two steps; and the bridges' document keys for the framework's embeddings shim, dropped by one
+write of a document while the other's framework embedded it. DuckDB, whose every call holds one lock, passed before.
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ PAIRS = (
          ((move_map(3), publish("r3")),)),
     Pair("the map moved while its revision is updated", (move_map(1), update("r2", DOCS["r2"], "engineering")),
          ((move_map(2), update("r2", SALES, "groups=['sales']")),)),
+    Pair("the map moved two ways at once", (move_map(1),), ((move_map(2), move_map(3)),)),
 )
 
 
@@ -182,9 +184,9 @@ class ConcurrentWritersChecks:
     def test_two_threads_writing_one_client_leave_one_order_of_their_writes(self, mutable: Adapter) -> None:
         """Two threads write through one client at once, from one barrier: one document updated two ways (revoked,
         moved to beta), deleted while updated, two documents published then updated, deleted then updated, the
-        active map moved while the new revision is published, and while that revision is updated; each pair six
-        times. After each pair, the principals' answers must be what one order of the two writes left, the same
-        order for all: a write is never lost, and a deleted document never comes back.
+        active map moved while the new revision is published, while that revision is updated, and two ways at once;
+        each pair six times. After each pair, the principals' answers must be what one order of the two writes left,
+        the same order for all: a write is never lost, and a deleted document never comes back.
 
         If this fails: the message names the pair, its round, and what each principal read against each order. A
         write lost (a published document the next update ignored): the client's record of what it holds was read,

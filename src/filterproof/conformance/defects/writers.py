@@ -13,8 +13,9 @@ from typing import Any
 
 from filterproof.adapters.base import Record
 from filterproof.adapters.reference import ReferenceAdapter
-from filterproof.conformance.defects.lifecycle import StoredFlags
+from filterproof.conformance.defects.lifecycle import StoredFlags, pair
 from filterproof.conformance.defects.steps import ROUND_TRIP_S
+from filterproof.policy import ActiveRevisions
 
 
 class UpdatesByRewrite(ReferenceAdapter):
@@ -47,3 +48,26 @@ class FlagsFromMapAsWriteBegan(StoredFlags):
         with self._lock:
             ReferenceAdapter.upsert(self, records)
             self._flags |= flags
+
+
+class RewritesFlagsInTwoSteps(StoredFlags):
+    """``revision=flag``: ``set_active_revisions`` clears the flags of the pairs the change moves, then, a round trip
+    later, sets the flag of each pair's revision in the map it was given, with no lock over the two steps (each
+    fails closed alone). Two moves at once clear, clear, set, set: both revisions are current."""
+
+    name = "defect-rewrites-flags-in-two-steps"
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        touched = self.rewritten(self.active, active)
+        self.active = active
+        with self._lock:
+            for doc_id, meta in zip(self._ids, self._metadata, strict=True):
+                if pair(meta) in touched:
+                    self._flags[doc_id] = False
+        time.sleep(ROUND_TRIP_S)  # the second statement's round trip
+        with self._lock:
+            for doc_id, meta in zip(self._ids, self._metadata, strict=True):
+                key = pair(meta)
+                if key in touched and active.get(key) == meta["revision"]:
+                    self._flags[doc_id] = True
+            self._changed()
