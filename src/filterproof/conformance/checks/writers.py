@@ -93,6 +93,10 @@ def update(doc_id: str, meta: dict[str, object], said: str) -> Write:
     return Write(f"update_metadata({doc_id!r}, {said})", model, lambda a, v: a.update_metadata(doc_id, dict(meta)))
 
 
+def revoke(doc_id: str) -> Write:
+    return update(doc_id, {**DOCS[doc_id], "groups": []}, "groups=[]")
+
+
 def delete(doc_id: str) -> Write:
     return Write(f"delete([{doc_id!r}])", lambda w: replace(w, docs={i: m for i, m in w.docs.items() if i != doc_id}),
                  lambda a, v: a.delete([doc_id]))
@@ -119,9 +123,10 @@ PAIRS = (
     Pair("a document deleted while updated", (publish("x"),),
          ((delete("x"), update("x", {**DOCS["x"], "groups": ["sales"]}, "groups=['sales']")),)),
     Pair("two documents published, then updated", (delete("n1"), delete("n2")),
-         ((publish("n1"), publish("n2")), (update("n1", REVOKED, "groups=[]"), update("n2", REVOKED, "groups=[]")))),
+         ((publish("n1"), publish("n2")), (revoke("n1"), revoke("n2")))),
     Pair("two documents deleted, then updated", (publish("n1"), publish("n2")),
-         ((delete("n1"), delete("n2")), (update("n1", HOME, "HOME"), update("n2", HOME, "HOME")))),
+         ((delete("n1"), delete("n2")), (update("n1", DOCS["n1"], "as published"),
+                                         update("n2", DOCS["n2"], "as published")))),
     Pair("the map moved while the new revision is published", (move_map(1), delete("r3")),
          ((move_map(3), publish("r3")),)),
     Pair("the map moved while its revision is updated", (move_map(1), update("r2", DOCS["r2"], "engineering")),
