@@ -22,19 +22,18 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def locked(method: F) -> F:
-    """Run ``method`` holding ``self._lock``."""
-    @functools.wraps(method)
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with self._lock:
-            return method(self, *args, **kwargs)
-    return call  # type: ignore[return-value]
+def holding(lock: str) -> Callable[[F], F]:
+    """A decorator that runs a method holding the adapter's attribute ``lock``."""
+    def decorate(method: F) -> F:
+        @functools.wraps(method)
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with getattr(self, lock):
+                return method(self, *args, **kwargs)
+        return call  # type: ignore[return-value]
+    return decorate
 
 
-def writing(method: F) -> F:
-    """Run ``method`` holding ``self._writes``: writes one at a time, searches free."""
-    @functools.wraps(method)
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with self._writes:
-            return method(self, *args, **kwargs)
-    return call  # type: ignore[return-value]
+locked = holding("_lock")
+"""Run the method holding ``self._lock``: one call at a time."""
+writing = holding("_writes")
+"""Run the method holding ``self._writes``: writes one at a time, searches free."""

@@ -55,7 +55,7 @@ class Departed:
         with self._lock:
             if self._began:
                 now = next(self._clock)
-                self._gone = {**self._gone, **{i: (now, v) for i, v in vectors.items()}}
+                self._gone.update((i, (now, v)) for i, v in vectors.items())
 
     def clear(self) -> None:
         with self._lock:

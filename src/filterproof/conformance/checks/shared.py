@@ -22,6 +22,7 @@ and the application gives each thread a client of its own.
 from __future__ import annotations
 
 import threading
+import traceback
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -145,6 +146,12 @@ class Callers:
                                f"than alone (another caller's filter or query): " + " | ".join(wrong[:4]))
             if self.overlapped >= OVERLAPPED or self.rounds == MAX_ROUNDS:
                 return
+
+
+def raised(error: Exception) -> str:
+    """An error raised in a thread, for the test's thread to name: its type, message, and where it was raised."""
+    at = traceback.extract_tb(error.__traceback__)[-1]
+    return f"{type(error).__name__}: {error} (raised at {at.filename}:{at.lineno}, in {at.name})"
 
 
 @contextmanager

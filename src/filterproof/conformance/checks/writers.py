@@ -28,7 +28,6 @@ write of a document while the other's framework embedded it. DuckDB, whose every
 from __future__ import annotations
 
 import threading
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -36,7 +35,7 @@ import numpy as np
 import pytest
 
 from filterproof.adapters.base import Adapter, Record, sync_active
-from filterproof.conformance.checks.shared import concurrently
+from filterproof.conformance.checks.shared import concurrently, raised
 from filterproof.conformance.requirements import lacks
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
@@ -151,9 +150,7 @@ class Writers:
                 barrier.wait(timeout=30)
                 write.call(self.adapter, self.vectors)
             except Exception as error:  # carried to the test's thread, which names it
-                at = traceback.extract_tb(error.__traceback__)[-1]
-                self.errors.append(f"{write.what}: {type(error).__name__}: {error} (raised at {at.filename}:"
-                                   f"{at.lineno}, in {at.name})")
+                self.errors.append(f"{write.what}: {raised(error)}")
 
         threads = [threading.Thread(target=run, args=(w,), name=f"filterproof-writer-{n}", daemon=True)
                    for n, w in enumerate((first, second))]
@@ -170,12 +167,12 @@ def judged(adapter: Adapter, query: np.ndarray, orders: dict[str, World]) -> tup
     """The order every principal reads, or None and what each read against each order."""
     seen = []
     for name, world in orders.items():
-        got = read(adapter, query, world.active)
-        if all(got[p] == world.admits(p) for p in PRINCIPALS):
+        got, admits = read(adapter, query, world.active), {p: world.admits(p) for p in PRINCIPALS}
+        if got == admits:
             return world, name
         seen.append(f"as {name} left it, " + "; ".join(
             f"{sc.asked(PolicyFilter(p, sc.AS_OF, world.active))} read {sorted(got[p])} where it admits "
-            f"{sorted(world.admits(p))}" for p in PRINCIPALS if got[p] != world.admits(p)))
+            f"{sorted(admits[p])}" for p in PRINCIPALS if got[p] != admits[p]))
     return None, " | ".join(seen)
 
 

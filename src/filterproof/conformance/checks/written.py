@@ -31,7 +31,6 @@ chromadb's hit of a document deleted during the query, without its data (finding
 from __future__ import annotations
 
 import threading
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,7 +38,7 @@ import pytest
 
 from filterproof.adapters.base import Adapter
 from filterproof.conformance.checks.during import State
-from filterproof.conformance.checks.shared import concurrently
+from filterproof.conformance.checks.shared import concurrently, raised
 from filterproof.conformance.requirements import lacks
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
@@ -168,9 +167,7 @@ class Readers:
                     self.turn.notify_all()
                 n += 1
         except Exception as error:  # carried to the test's thread, which names it
-            where = traceback.extract_tb(error.__traceback__)[-1]
-            self.errors.append(f"reader {reader}: {type(error).__name__}: {error} (raised at {where.filename}:"
-                               f"{where.lineno}, in {where.name})")
+            self.errors.append(f"reader {reader}: {raised(error)}")
             with self.turn:
                 self.asked[reader] = [1 << 30] * len(PRINCIPALS)
                 self.began[reader] = 1 << 30
