@@ -21,6 +21,7 @@ from filterproof.adapters.base import Adapter, Record
 from filterproof.conformance.checks.contract import vec
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter, Principal, eligible_ids
+from support.at_once import K, first_searches_met
 
 pytest.importorskip("lancedb")
 AS_OF = date(2026, 9, 8)
@@ -219,3 +220,15 @@ def test_capabilities_follow_the_options(spec: str, exact: bool, tolerance: floa
         assert (adapter.capabilities.exact, adapter.capabilities.recall_tolerance) == (exact, tolerance)
     finally:
         adapter.close()
+
+
+def test_two_clients_whose_first_searches_meet_build_each_index_once() -> None:
+    """Two clients of one table (``open_writer``), each searching first at once after the writes: both build the
+    indexes asked for, and LanceDB refuses the later commit (``Retryable commit conflict``) to the one that loses.
+    That one finds what the other built, and builds the rest; every search answers, and each column is indexed
+    once. Five tables, one barrier each."""
+    for seed in range(5):
+        with first_searches_met("lancedb:index_scalar=true,read_consistency_s=0", seed) as (writer, answers):
+            assert answers == [K, K]
+            indexed = [tuple(i.columns) for i in writer.table.list_indices()]  # type: ignore[attr-defined]
+            assert sorted(indexed) == sorted(SCALAR_COLUMNS)

@@ -20,6 +20,7 @@ from filterproof.adapters.base import Adapter, Record
 from filterproof.conformance.checks.contract import vec
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter
+from support.at_once import K, first_searches_met
 from support.capabilities import declared
 from support.hostile import HOSTILE, each_matches_itself
 
@@ -178,3 +179,12 @@ def test_a_named_table_and_dsn_outlive_the_adapter(monkeypatch: pytest.MonkeyPat
         again._conn.execute("DROP TABLE fp_kept")  # type: ignore[attr-defined]
     finally:
         again.close()
+
+
+def test_two_clients_whose_first_searches_meet_build_the_vector_index_once() -> None:
+    """Two clients of one table (``open_writer``) under HNSW, each searching first at once after the writes: both
+    build the index (``CREATE INDEX`` raised ``DuplicateTable`` in the later one); under a lock of the server's,
+    the later finds it built. Every search answers. Three tables, one barrier each."""
+    for seed in range(3):
+        with first_searches_met(FORCED_HNSW, seed) as (_, answers):
+            assert answers == [K, K]

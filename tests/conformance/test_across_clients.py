@@ -25,6 +25,7 @@ from filterproof.adapters.lancedb.store import LanceDBAdapter
 from filterproof.adapters.readers import ChildReader, open_reader, reader_spec
 from filterproof.conformance.checks.clients import AcrossClientChecks, follow
 from filterproof.conformance.checks.during import DuringChangeChecks
+from filterproof.conformance.checks.two_writers import TwoClientWritersChecks
 from filterproof.conformance.defects import ReaderCachesResults, ReaderRefreshesLate
 from filterproof.conformance.suite import AdapterFixtures
 from filterproof.errors import NoSecondClient
@@ -53,6 +54,21 @@ class TestLanceDBReadConsistencyZero(Tier):
 
 
 class TestLanceDBReadConsistencyZeroFlags(Tier):
+    spec = ("lancedb", {"read_consistency_s": "0", "revision": "flag"})
+
+
+class WritersTier(TwoClientWritersChecks, Tier):
+    """The tier, and two clients writing at once (``open_writer``)."""
+
+
+class TestLanceDBTwoWritersReadConsistencyZero(WritersTier):
+    """Two connections writing at once, each seeing the other's commits: an update of a row the other deleted
+    stays a delete (merge_insert without an insert), and the indexes both build at once are built once."""
+
+    spec = ("lancedb", {"read_consistency_s": "0", "index_scalar": "true"})
+
+
+class TestLanceDBTwoWritersReadConsistencyZeroFlags(WritersTier):
     spec = ("lancedb", {"read_consistency_s": "0", "revision": "flag"})
 
 

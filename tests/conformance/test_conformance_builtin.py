@@ -248,6 +248,12 @@ class LanceDBDefaultReaders:
         """See ``AcrossClientChecks``; fails at LanceDB's default read consistency."""
         super().test_a_reader_in_another_process_sees_each_change(second_client)  # type: ignore[misc]
 
+    @pytest.mark.xfail(raises=AssertionError, strict=True, reason=LANCEDB_SNAPSHOT)
+    def test_two_clients_writing_at_once_leave_one_order_of_their_writes(self, second_client: Adapter) -> None:
+        """See ``TwoClientWritersChecks``; each client reads its own snapshot at LanceDB's default read consistency
+        (read_consistency_s=0: tests/conformance/test_across_clients.py)."""
+        super().test_two_clients_writing_at_once_leave_one_order_of_their_writes(second_client)  # type: ignore[misc]
+
 
 class TestLanceDB(LanceDBDefaultReaders, EngineConformanceTests):
     STORE = "lancedb"
@@ -276,6 +282,28 @@ class TestDuckDBHnsw(Budgets, AdapterConformanceTests):
         yield from fresh("duckdb", index="hnsw")
 
 
+MILVUS_LITE_UPSERT = ("finding: milvus-lite 3.2.2, a partial upsert reads the stored row, merges the fields given "
+                      "and inserts the result, with no lock over the two: a delete of the row between them is undone "
+                      "(the row back whole), and another partial upsert of the row between them is lost "
+                      "(bench/repro/milvus_lite_partial_upsert_race.py: each about 1 round in 100)")
+SHOWS_LITE_UPSERT = ("a document deleted while updated, round", "the map moved while its revision is updated, round")
+"""The pairs that meet it: a delete beside an update; under revision=flag, the map's flag rewrite beside an update."""
+
+
+class MilvusLiteUpsertRace:
+    """Milvus Lite: two clients writing one row at once meet ``MILVUS_LITE_UPSERT`` (in 6 of 9 runs of the check
+    here, on 2 cores, the three Milvus classes three times each); any other failure of the check fails."""
+
+    def test_two_clients_writing_at_once_leave_one_order_of_their_writes(self, second_client: Adapter) -> None:
+        """See ``TwoClientWritersChecks``; the pairs ``SHOWS_LITE_UPSERT`` may meet ``MILVUS_LITE_UPSERT``."""
+        try:
+            super().test_two_clients_writing_at_once_leave_one_order_of_their_writes(second_client)  # type: ignore[misc]
+        except AssertionError as failure:
+            if not str(failure).startswith(SHOWS_LITE_UPSERT):
+                raise
+            pytest.xfail(MILVUS_LITE_UPSERT)
+
+
 class LiteEvaluatorScale(PythonEvaluatorScale):
     """Milvus Lite hands an expression holding ``ARRAY_CONTAINS_ANY`` (the groups clause) to a row-by-row Python
     evaluator that rebuilds an ``in`` list's set for every row (bench/repro/milvus_evaluator_cost.py). FLAT search
@@ -286,13 +314,13 @@ class LiteEvaluatorScale(PythonEvaluatorScale):
     EVALUATOR = "milvus"
 
 
-class TestMilvus(LiteEvaluatorScale, EngineConformanceTests):
+class TestMilvus(MilvusLiteUpsertRace, LiteEvaluatorScale, EngineConformanceTests):
     """Milvus Lite in a temporary directory (FLAT, Strong), or the server at MILVUS_URI."""
 
     STORE = "milvus"
 
 
-class TestMilvusPartitionKey(Budgets, AdapterConformanceTests):
+class TestMilvusPartitionKey(MilvusLiteUpsertRace, Budgets, AdapterConformanceTests):
     """Milvus's partition-key multi-tenancy (tenant is the partition key, 16 partitions), under revision=flag, at
     the broad budgets (``Budgets``): it changes where rows live, not how the expression is evaluated, and TestMilvus
     runs deep."""

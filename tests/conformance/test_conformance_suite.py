@@ -289,16 +289,23 @@ POINTERS = [
      "searches, made while another thread wrote through the same client, answered otherwise than the store stood: "),
     # One client written by two threads at once.
     ("UpdatesByRewrite", "two_threads_writing", "test_two_threads_writing_one_client_leave_one_order_of_their_writes",
-     ": delete(['x']) and update_metadata('x', groups=['sales']), made at once by two threads, left what neither "
-     "order leaves: "),
+     ": delete(['x']) and update_metadata('x', groups=['sales']), made at once by two threads of one client, left "
+     "what neither order leaves: "),
     ("FlagsFromMapAsWriteBegan", "two_threads_writing",
      "test_two_threads_writing_one_client_leave_one_order_of_their_writes",
-     ": set_active_revisions(acme/p at 3) and upsert of 'r3', made at once by two threads, left what neither order "
-     "leaves: "),
+     ": set_active_revisions(acme/p at 3) and upsert of 'r3', made at once by two threads of one client, left what "
+     "neither order leaves: "),
     ("RewritesFlagsInTwoSteps", "two_threads_writing",
      "test_two_threads_writing_one_client_leave_one_order_of_their_writes",
-     ": set_active_revisions(acme/p at 2) and set_active_revisions(acme/p at 3), made at once by two threads, left "
-     "what neither order leaves: "),
+     ": set_active_revisions(acme/p at 2) and set_active_revisions(acme/p at 3), made at once by two threads of one "
+     "client, left what neither order leaves: "),
+    # Two clients of one store writing at once.
+    ("LocksEachClientOnly", "two_clients_writing", "test_two_clients_writing_at_once_leave_one_order_of_their_writes",
+     ": delete(['x']) and update_metadata('x', groups=['sales']), made at once by two clients, left what neither "
+     "order leaves: "),
+    ("UpdatesWhatItWrote", "two_clients_writing", "test_two_clients_writing_at_once_leave_one_order_of_their_writes",
+     ": set_active_revisions(acme/p at 2) and update_metadata('r2', groups=['sales']), made at once by two clients, "
+     "left what neither order leaves: "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded

@@ -45,6 +45,12 @@ new connection or client object; for an embedded store, over the same path) that
 returns a ``ReaderSpec``: a factory (``"module:callable"``) and picklable options that
 open the same reader in another process (spawned, never forked). A store that cannot
 have a second client, or not in another process, raises ``NoSecondClient`` with why.
+``open_writer()`` (``SecondWriter``, optional) returns another client that writes: the
+publishing service beside the permissions job, each with a client of its own. It opens
+the store the writer made (never ``reset``; ``close`` leaves the store), and the two
+writing at once leave the store as one order of their writes, as two threads of one
+client do: a client's own lock serializes nothing of another's. The application tells
+each client of a map change (``set_active_revisions`` on each).
 ``capabilities.staleness_bound_s`` says what a reader may miss: 0, every change is seen
 by any reader's next query once the writer's call has returned; a number, seen by
 queries that start that many seconds after it; None, not declared, which
@@ -113,8 +119,8 @@ from filterproof.errors import AdapterError, NoSecondClient
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
 __all__ = ["Adapter", "AdapterBase", "AdapterError", "BatchSearch", "Capabilities", "Hit", "NoSecondClient",
-           "Optimizable", "Reader", "ReaderSpec", "Record", "RevisionSync", "SecondClient", "check_batch", "optimize",
-           "records_of", "search_many", "staleness_bound", "sync_active"]
+           "Optimizable", "Reader", "ReaderSpec", "Record", "RevisionSync", "SecondClient", "SecondWriter",
+           "check_batch", "optimize", "records_of", "search_many", "staleness_bound", "sync_active"]
 
 
 @dataclass(frozen=True)
@@ -267,6 +273,14 @@ class SecondClient(Protocol):
     def open_reader(self) -> Reader: ...
 
     def reader_spec(self) -> ReaderSpec: ...
+
+
+@runtime_checkable
+class SecondWriter(Protocol):
+    """Optional: another client of the same store that writes (see the module docstring); ``NoSecondClient`` if
+    none."""
+
+    def open_writer(self) -> Adapter: ...
 
 
 @runtime_checkable

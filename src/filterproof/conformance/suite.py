@@ -50,6 +50,7 @@ from filterproof.conformance.checks.scale_tier import ScaleChecks
 from filterproof.conformance.checks.shared import SharedClientChecks
 from filterproof.conformance.checks.sizes import SizeChecks
 from filterproof.conformance.checks.twin_checks import TwinChecks
+from filterproof.conformance.checks.two_writers import TwoClientWritersChecks
 from filterproof.conformance.checks.vectors import VectorChecks
 from filterproof.conformance.checks.writers import ConcurrentWritersChecks
 from filterproof.conformance.checks.written import WrittenWhileSearchedChecks
@@ -79,8 +80,9 @@ class AdapterFixtures:
         return native
 
 
-class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, DuringChangeChecks, ConcurrentWritersChecks,
-                              WrittenWhileSearchedChecks, SharedClientChecks, PlacementChecks, GeneratedChecks,
+class AdapterConformanceTests(ScaleChecks, AcrossClientChecks, DuringChangeChecks, TwoClientWritersChecks,
+                              ConcurrentWritersChecks, WrittenWhileSearchedChecks, SharedClientChecks,
+                              PlacementChecks, GeneratedChecks,
                               BulkChecks, LifecycleChecks, VectorChecks, AimedWriteChecks, IdChecks,
                               CallerObjectChecks, EmptyInputChecks, ContractChecks,
                               FixtureChecks, SizeChecks, TwinChecks, IdentityChecks, DateChecks, AdapterFixtures):

@@ -402,6 +402,9 @@ class ChromaAdapter(_ChromaStore):
     def open_reader(self) -> ChromaReader:
         return ChromaReader(self._reader_options(path=self.options.path))
 
+    def open_writer(self) -> ChromaWriter:
+        return ChromaWriter(self._reader_options(path=self.options.path), self._dim or 0)
+
 
 class ChromaServerAdapter(_ChromaStore):
     """Over HTTP: option ``url`` or ``$CHROMA_URL``; else a ``chroma run`` of our own.
@@ -453,6 +456,9 @@ class ChromaServerAdapter(_ChromaStore):
     def open_reader(self) -> ChromaReader:
         return ChromaReader(self.reader_spec().options)
 
+    def open_writer(self) -> ChromaWriter:
+        return ChromaWriter(self.reader_spec().options, self._dim or 0)
+
 
 class ChromaReader(ReadOnly, _ChromaStore):
     """Another client of the writer's collection: ``PersistentClient(path)``, ``EphemeralClient`` (this process
@@ -460,6 +466,7 @@ class ChromaReader(ReadOnly, _ChromaStore):
 
     name = "chroma-reader"
     Options = ChromaOptions
+    role = "reader"
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         opts = dict(options)
@@ -474,9 +481,31 @@ class ChromaReader(ReadOnly, _ChromaStore):
                 client = chromadb.EphemeralClient(settings=client_settings())
             self._attach(client, collection, drop_on_close=False, writer=False)
         except Exception as error:
-            raise ReaderFailed(f"chroma: cannot open a reader of {url or path or 'memory'}: {error}") from error
+            raise ReaderFailed(f"chroma: cannot open a {self.role} of {url or path or 'memory'}: {error}") from error
         if self._collection is None:
             raise ReaderFailed(f"chroma: no collection {collection!r} at {url or path or 'memory'} to read")
 
     def _size(self) -> int:
         return int(self._open().count())
+
+
+class ChromaWriter(ChromaReader):
+    """Another client of the writer's collection that writes (``open_writer``), in this process: the reader's
+    client, with the writer's writes. It never resets the collection, and closing it leaves it; the first writer's
+    path lock covers it (one process)."""
+
+    name = "chroma-writer"
+    role = "writer"
+
+    def __init__(self, options: Mapping[str, Any], dim: int) -> None:
+        super().__init__(options)
+        self._dim = dim
+
+    def reset(self, dim: int) -> None:
+        raise NoSecondClient(f"{self.name}: a second writer does not reset the collection; the first one does")
+
+    upsert = _ChromaStore.upsert
+    delete = _ChromaStore.delete
+    update_metadata = _ChromaStore.update_metadata
+    update_metadata_batch = _ChromaStore.update_metadata_batch
+    set_active_revisions = _ChromaStore.set_active_revisions

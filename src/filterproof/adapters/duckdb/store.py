@@ -25,8 +25,10 @@ vector rewritten in place or DELETE then INSERT leaves it missing rows (an unfil
 LIMIT 100 over 3 rows returns 1), and an UPDATE or INSERT after deletes or updates can
 kill the process.
 
-Other clients (``open_reader``): a cursor, DuckDB's second connection to the same
-database in this process, which reads what was committed. A second process cannot
+Other clients (``open_reader``, ``open_writer``): a cursor, DuckDB's second connection to
+the same database in this process, which reads what was committed. Two connections writing
+one row at once: DuckDB refuses the later (optimistic concurrency), and the write is made
+again (``retried``). With ``index=hnsw`` one client writes (``open_writer`` says why). A second process cannot
 open a database file another process writes to (DuckDB locks it), and an in-memory
 one is this process's: ``reader_spec`` says so.
 """
@@ -37,8 +39,9 @@ import contextlib
 import glob
 import os
 import threading
+import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import duckdb
@@ -99,6 +102,24 @@ def path_of(plan: str, filtered: bool) -> SearchPath:
     if "HNSW_INDEX_SCAN" not in plan:
         return SearchPath("exact scan", plan)
     return SearchPath("post-filter" if filtered else "index", plan)
+
+
+CONFLICT_RETRIES = 50
+
+
+def retried(write: Callable[[], object]) -> None:
+    """``write``, again while DuckDB refuses it for another connection's write to the same rows at the same moment
+    (optimistic concurrency: ``TransactionException: ... Conflict on tuple deletion``, found by two clients of one
+    database writing one document at once). Each attempt is whole (one statement, or one transaction rolled back),
+    so the write that lands is this one made after the other's."""
+    for attempt in range(CONFLICT_RETRIES):
+        try:
+            write()
+            return
+        except duckdb.TransactionException as error:
+            if "Conflict" not in str(error) or attempt == CONFLICT_RETRIES - 1:
+                raise
+            time.sleep(0.001 * (attempt + 1))
 
 
 class DuckDBAdapter(AdapterBase):
@@ -182,8 +203,8 @@ class DuckDBAdapter(AdapterBase):
         updates = ", ".join(f"{n} = EXCLUDED.{n}" for n in names[1:])
         self._conn.register(BATCH, self._arrow(latest))
         try:
-            self._conn.execute(self._q(f"INSERT INTO {{t}} SELECT {values} FROM {BATCH} "
-                                       f"ON CONFLICT (id) DO UPDATE SET {updates}"))
+            retried(lambda: self._conn.execute(self._q(f"INSERT INTO {{t}} SELECT {values} FROM {BATCH} "
+                                                       f"ON CONFLICT (id) DO UPDATE SET {updates}")))
         finally:
             self._conn.unregister(BATCH)
         self._changed()
@@ -205,7 +226,8 @@ class DuckDBAdapter(AdapterBase):
     @locked
     def delete(self, ids: Sequence[str]) -> None:
         self._drop_index()
-        self._conn.execute(self._q("DELETE FROM {t} WHERE id = ANY(?::VARCHAR[])"), [[dsql.pg_text(i) for i in ids]])
+        retried(lambda: self._conn.execute(self._q("DELETE FROM {t} WHERE id = ANY(?::VARCHAR[])"),
+                                           [[dsql.pg_text(i) for i in ids]]))
         self._changed()
 
     @locked
@@ -215,7 +237,8 @@ class DuckDBAdapter(AdapterBase):
         stored = dsql.stored_row(metadata, self.flag_map)
         assignments = ", ".join(f"{c} = CAST(? AS DATE)" if c in DATES else f"{c} = ?" for c in dsql.STORED_COLUMNS)
         params = [dsql.bound(c, [v])[0] for c, v in zip(dsql.STORED_COLUMNS, stored, strict=True)]
-        self._conn.execute(self._q(f"UPDATE {{t}} SET {assignments} WHERE id = ?"), [*params, dsql.pg_text(id)])
+        retried(lambda: self._conn.execute(self._q(f"UPDATE {{t}} SET {assignments} WHERE id = ?"),
+                                           [*params, dsql.pg_text(id)]))
 
     @locked
     def set_active_revisions(self, active: ActiveRevisions) -> None:
@@ -226,17 +249,20 @@ class DuckDBAdapter(AdapterBase):
             lids = [dsql.pg_text(logical_key(*pair)) for pair in changed]
             keys = [dsql.pg_text(revision_key(*pair, active[pair])) for pair in changed if pair in active]
             self._drop_index()
-            self._conn.begin()
-            try:
-                self._conn.execute(self._q("UPDATE {t} SET is_current = false WHERE logical_key = ANY(?::VARCHAR[])"),
-                                   [lids])
-                self._conn.execute(self._q("UPDATE {t} SET is_current = true WHERE revision_key = ANY(?::VARCHAR[])"),
-                                   [keys])
-                self._conn.commit()
-            except BaseException:
-                self._conn.rollback()
-                raise
+            retried(lambda: self._rewrite_flags(lids, keys))
         self.active = active
+
+    def _rewrite_flags(self, lids: list[str], keys: list[str]) -> None:
+        self._conn.begin()
+        try:
+            self._conn.execute(self._q("UPDATE {t} SET is_current = false WHERE logical_key = ANY(?::VARCHAR[])"),
+                               [lids])
+            self._conn.execute(self._q("UPDATE {t} SET is_current = true WHERE revision_key = ANY(?::VARCHAR[])"),
+                               [keys])
+            self._conn.commit()
+        except BaseException:
+            self._conn.rollback()
+            raise
 
     @locked
     def optimize(self) -> None:
@@ -321,6 +347,16 @@ class DuckDBAdapter(AdapterBase):
     def open_reader(self) -> DuckDBReader:
         return DuckDBReader(self)
 
+    @locked
+    def open_writer(self) -> DuckDBWriter:
+        if self.options.index == "hnsw":
+            raise NoSecondClient(f"{self.name}: with index=hnsw one client writes: a write made while the vss index "
+                                 "exists can lose rows or kill the process, and only the writer that built the "
+                                 "index drops it before its writes (_drop_index)")
+        if not self._dim:
+            raise NoSecondClient(f"{self.name}: call reset(dim) before opening a second writer")
+        return DuckDBWriter(self)
+
     def reader_spec(self) -> ReaderSpec:
         raise NoSecondClient(f"{self.name}: another process cannot open "
                              + (f"{self.options.path}, which this process holds open for writing (DuckDB locks the "
@@ -340,6 +376,29 @@ class DuckDBReader(ReadOnly):
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
         """The writer's queries; the index is the writer's to build (a reader never writes)."""
         return self._store.hits(self._conn, vector, k, where)
+
+    @locked
+    def close(self) -> None:
+        self._conn.close()
+
+
+class DuckDBWriter(DuckDBAdapter):
+    """A second connection (``cursor``) to the writer's database and table that writes (``open_writer``): the
+    writer's statements on a connection of its own. It never resets the table, and closing it leaves it."""
+
+    name = "duckdb-writer"
+
+    def __init__(self, store: DuckDBAdapter) -> None:
+        AdapterBase.__init__(self, store.options)
+        self._lock = threading.RLock()  # its cursor is a connection of its own, shared by this client's callers
+        self._conn = store._conn.cursor()
+        self.capabilities = store.capabilities
+        self._table, self._drop_on_close, self._created = store.table, False, False
+        self._dim, self._rows, self._indexed = store._dim, 0, False
+        self._keys = KeyCache(dsql.pg_text)
+
+    def reset(self, dim: int) -> None:
+        raise NoSecondClient(f"{self.name}: a second writer does not reset the table; the first one does")
 
     @locked
     def close(self) -> None:

@@ -17,7 +17,7 @@ data; smaller tables are searched flat, exactly), scalar indexes (``index_scalar
 always: BTree on tenant, revision key and dates, Bitmap on status, LabelList on groups.
 Rows written later are searched unindexed until ``optimize()`` folds them in.
 
-Other clients (``open_reader``, ``reader_spec``): a new connection to the same directory.
+Other clients (``open_reader``, ``reader_spec``, ``open_writer``): a new connection to the same directory.
 LanceDB's ``read_consistency_interval`` decides what it sees of the writer's changes:
 by default (None) nothing after it opened the table, ever (measured: a revoked and a
 deleted document still returned seconds later); ``read_consistency_s=0`` checks for a
@@ -190,8 +190,10 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         return pa.table({"id": [lw.text(i) for i in ids], "vector": pa.FixedSizeListArray.from_arrays(flat, self._dim),
                          **columns}, schema=schema(self._dim))
 
-    def _merge(self, data: pa.Table) -> None:
-        self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+    def _merge(self, data: pa.Table, insert: bool = True) -> None:
+        """Replace the rows of ``data``'s ids, and (``insert``) add the others, in one commit."""
+        merge = self.table.merge_insert("id").when_matched_update_all()
+        (merge.when_not_matched_insert_all() if insert else merge).execute(data)
 
     @writing
     def upsert(self, records: Sequence[Record]) -> None:
@@ -222,7 +224,9 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
         known = [id for id in updates if lw.text(id) in vectors]
         if known:
             stacked = np.stack([vectors[lw.text(id)] for id in known])
-            self._merge(self._batch(known, stacked, [updates[id] for id in known]))
+            # Matched rows only: a row another client deleted since it was read stays deleted (an insert would
+            # bring it back; the write lock holds this client's writes only).
+            self._merge(self._batch(known, stacked, [updates[id] for id in known]), insert=False)
 
     def _stored_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vector of each of ``ids`` that the table holds, by stored id."""
@@ -261,16 +265,36 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
 
     def _build_indexes(self) -> None:
         with self._building:
-            table = self.table
-            if self.options.index_scalar and not self._scalar_indexed:
-                for column, config in SCALAR_INDEXES.items():
+            for attempt in range(len(SCALAR_INDEXES) + 2):
+                try:
+                    self._build_missing()
+                    return
+                except RuntimeError as error:
+                    if "commit conflict" not in str(error) or attempt == len(SCALAR_INDEXES) + 1:
+                        raise
+                    # Another client of the table built an index at the same moment, and LanceDB refused the later
+                    # commit: what it built is in the latest version, and the rest is built again (each refusal
+                    # is another index built, so there are at most as many as indexes).
+                    self.table.checkout_latest()
+
+    def _build_missing(self) -> None:
+        """The indexes asked for that the table does not have yet (another client of it may have built some)."""
+        table, opts = self.table, self.options
+        wanted_scalar = opts.index_scalar and not self._scalar_indexed
+        wanted_vector = opts.index != "flat" and not self._vector_indexed
+        if not (wanted_scalar or wanted_vector):
+            return
+        built = {column for index in table.list_indices() for column in index.columns}
+        if wanted_scalar:
+            for column, config in SCALAR_INDEXES.items():
+                if column not in built:
                     table.create_index(column, config=config())
-                self._scalar_indexed = True
-            opts = self.options
-            if opts.index != "flat" and not self._vector_indexed and table.count_rows() >= opts.index_min_rows:
+            self._scalar_indexed = True
+        if wanted_vector and ("vector" in built or table.count_rows() >= opts.index_min_rows):
+            if "vector" not in built:
                 config = VECTOR_INDEXES[opts.index](distance_type="cosine", num_partitions=opts.num_partitions)
                 table.create_index("vector", config=config)
-                self._vector_indexed = True
+            self._vector_indexed = True
 
     # -- reads ------------------------------------------------------------------
 

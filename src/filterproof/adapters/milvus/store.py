@@ -16,7 +16,7 @@ Search is ``client.search(data, limit=k, filter=expr, search_params=...)`` with 
 options' consistency level; Milvus's COSINE "distance" is the similarity itself.
 Queries sharing a filter go to Milvus as one multi-vector search.
 
-Other clients (``open_reader``, ``reader_spec``): another ``MilvusClient`` of the same
+Other clients (``open_reader``, ``reader_spec``, ``open_writer``): another ``MilvusClient`` of the same
 server; for Milvus Lite, a client of the writer's gRPC server over ``http://127.0.0.1``
 (the only way another process reaches a Lite file while its writer has it open). The
 declared staleness bound is the consistency level's: Strong 0, Bounded 5 s (the
@@ -68,6 +68,12 @@ def capabilities_of(options: MilvusOptions, persistent: bool) -> Capabilities:
                         recall_tolerance=0.0 if exact else RECALL_TOLERANCE,
                         staleness_bound_s=STALENESS[options.consistency_level],
                         search_path="exact scan" if exact else None)
+
+
+def absent_row(error: MilvusException) -> bool:
+    """Whether a partial upsert was refused for a row that is not there (its vector, required of a new row, is
+    missing): measured on Milvus Lite 3.2, ``vector field 'vector' missing or None``."""
+    return f"'{mx.VECTOR}' missing" in str(error)
 
 
 class MilvusAdapter(OpensReaders, AdapterBase):
@@ -224,29 +230,49 @@ class MilvusAdapter(OpensReaders, AdapterBase):
         if held is not None:
             self.upsert([Record(id, held, metadata)])
             return
-        found = self._rows(mx.id_filter([id]))
-        if found:
-            self.upsert([Record(id, np.asarray(found[0][mx.VECTOR], dtype=np.float32), metadata)])
+        fields = {mx.ID: mx.text(id), **mx.stored_fields(metadata, self.flag_map)}
+        if refusal(fields):  # refused from now on: its vector is kept (read back) to write it again later
+            found = self._rows(mx.id_filter([id]))
+            if found:
+                self.upsert([Record(id, np.asarray(found[0][mx.VECTOR], dtype=np.float32), metadata)])
+            return
+        # One partial upsert, not a read of the row and a write of it whole: a row another client deleted between
+        # the two came back (the write lock holds this client's writes only). Without its vector, a row that is
+        # not there is refused, not inserted: an unknown id is ignored.
+        self._partial([fields])
 
     @writing
     def set_active_revisions(self, active: ActiveRevisions) -> None:
         """Under ``revision=flag``: rewrite the flags of every tenant/logical_id whose revision changed.
 
-        Milvus has no update by filter: the rows of the changed documents are read back and
-        upserted whole, each with its flag under the new map, before this returns.
+        Milvus has no update by filter: the changed documents' rows are found, and each one's flag under the new
+        map is written by a partial upsert (its id, tenant and flag), before this returns. A row written whole
+        from what was read undid an update another client made between the read and the write.
         """
         if self.revision_flags and self._dim:
             changed = flags_to_rewrite(self.active, active)
             for start in range(0, len(changed), ID_BATCH):
                 part = changed[start:start + ID_BATCH]
                 lids = ", ".join(mx.literal(logical_key(*pair)) for pair in part)
-                rows = self._rows(f"{mx.LID} in [{lids}]")
-                for row in rows:
-                    pair = tuple(textcodec.unescape(row[mx.LID]).split("/", 1))
-                    row[mx.CURRENT] = active.get(pair) == _revision_of(row[mx.KEY])
-                    row[mx.VECTOR] = [float(x) for x in row[mx.VECTOR]]
-                self._write(rows)
+                rows = self.client.query(self._name, filter=f"{mx.LID} in [{lids}]", consistency_level="Strong",
+                                         output_fields=[mx.ID, mx.TENANT, mx.LID, mx.KEY])
+                self._partial([{mx.ID: row[mx.ID], mx.TENANT: row[mx.TENANT], mx.CURRENT: active.get(
+                    tuple(textcodec.unescape(row[mx.LID]).split("/", 1))) == _revision_of(row[mx.KEY])}
+                    for row in rows])
         self.active = active
+
+    def _partial(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Partial upserts of ``rows`` (an id and the fields to change); a row that is no longer there (another
+        client deleted it) is left out, never inserted."""
+        for start in range(0, len(rows), BATCH):
+            part = list(rows[start:start + BATCH])
+            try:
+                self.client.upsert(self._name, part, partial_update=True)
+            except MilvusException as error:
+                if not absent_row(error):
+                    raise
+                for row in part if len(part) > 1 else ():  # one at a time: only the absent are refused
+                    self._partial([row])
 
     # -- reads ------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ Statistics come from an ANALYZE after the build and after large writes.
 Search is ``ORDER BY embedding <=> q LIMIT k`` under the compiled ``WHERE``; the score
 is ``1 - distance`` (a zero vector's NaN distance becomes score 0: no shared term).
 
-Other clients (``open_reader``, ``reader_spec``): a new connection to the same server and
+Other clients (``open_reader``, ``reader_spec``, ``open_writer``): a new connection to the same server and
 table, in autocommit like the writer's, so every statement reads what was committed
 before it began; every write of ours commits before it returns (``staleness_bound_s=0``).
 """
@@ -338,8 +338,12 @@ class PgvectorAdapter(OpensReaders, AdapterBase):
         else:
             (rows,) = self._conn.execute(self._sql("SELECT count(*) FROM {t}")).fetchone() or (0,)
             params = f"lists = {int(opts.lists or max(1, rows // ROWS_PER_LIST))}"
-        self._conn.execute(self._sql(f"CREATE INDEX {{i}} ON {{t}} USING {opts.index} (embedding vector_cosine_ops) "
-                                     f"WITH ({params})", i=name))
+        # Another client of the table may build it at the same moment (its searches prepare the table as ours do):
+        # one at a time (a lock of the server's, held to the commit), and the later one finds it built.
+        with self._conn.transaction():
+            self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (name,))
+            self._conn.execute(self._sql(f"CREATE INDEX IF NOT EXISTS {{i}} ON {{t}} USING {opts.index} "
+                                         f"(embedding vector_cosine_ops) WITH ({params})", i=name))
         self._indexed = True
 
     def _before_search(self) -> None:

@@ -6,6 +6,8 @@ client (``adapters.base.SecondClient``); ``ChildReader`` opens one from its spec
 child process of ours (spawned, never forked: a fork of a process whose store runs
 native threads can hang) and asks it over a pipe. ``ReadOnly`` is the base of the
 built-in readers: every write raises; ``StoreReader`` opens one on the writer's store.
+``open_writer`` asks for another client that writes (``adapters.base.SecondWriter``):
+``OpensReaders`` opens the adapter's own class on the writer's store.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from filterproof.adapters.base import Adapter, Hit, NoSecondClient, Reader, ReaderSpec, SecondClient
+from filterproof.adapters.base import Adapter, Hit, NoSecondClient, Reader, ReaderSpec, SecondClient, SecondWriter
 from filterproof.adapters.readers.child import ChildReader, ReaderDied
 from filterproof.errors import ReaderFailed
 from filterproof.policy import PolicyFilter
 
 __all__ = ["ChildReader", "NoSecondClient", "OpensReaders", "ReadOnly", "ReaderDied", "StoreReader", "open_reader",
-           "reader_spec"]
+           "open_writer", "reader_spec"]
 
 
 def _second(adapter: Adapter) -> SecondClient:
@@ -33,6 +35,14 @@ def _second(adapter: Adapter) -> SecondClient:
 def open_reader(adapter: Adapter) -> Reader:
     """Another client of ``adapter``'s store in this process; ``NoSecondClient`` says why there is none."""
     return _second(adapter).open_reader()
+
+
+def open_writer(adapter: Adapter) -> Adapter:
+    """Another client of ``adapter``'s store that writes, in this process; ``NoSecondClient`` says why there is
+    none."""
+    if not isinstance(adapter, SecondWriter):
+        raise NoSecondClient(f"{adapter.name} has no second writer (the adapter does not implement open_writer)")
+    return adapter.open_writer()
 
 
 def reader_spec(adapter: Adapter) -> ReaderSpec:
@@ -61,6 +71,14 @@ class OpensReaders:
     def open_reader(self) -> Reader:
         return self.reader_spec().open()
 
+    def open_writer(self) -> Adapter:
+        """The adapter's own class opened on this store (its ``_reader_location``), as a reader is: a client that
+        never resets the store and whose ``close`` leaves it."""
+        location = self._reader_location()
+        if location is None:
+            raise NoSecondClient(f"{self.name}: call reset(dim) before opening a second writer")
+        return type(self)({**self.options.model_dump(exclude_none=True), **location})  # type: ignore[call-arg]
+
 
 class ReadOnly:
     """A reader's writes: each raises, naming the store (a reader that wrote would hide what it misses)."""
@@ -69,6 +87,9 @@ class ReadOnly:
 
     def _refuse(self, what: str) -> None:
         raise NoSecondClient(f"{self.name}: a reader does not {what}; write through the writer")
+
+    def open_writer(self) -> Any:
+        self._refuse("open a writer")
 
     def reset(self, dim: int) -> None:
         self._refuse("reset")

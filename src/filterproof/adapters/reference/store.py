@@ -34,7 +34,7 @@ from filterproof.adapters.options import RevisionOption
 from filterproof.adapters.searchpath import SearchPath
 from filterproof.embedding.spaces import unit_rows
 from filterproof.errors import NoSecondClient
-from filterproof.policy import PolicyFilter
+from filterproof.policy import ActiveRevisions, PolicyFilter
 from filterproof.policy.columns import PolicyColumns
 
 SPARSE_BELOW = 0.05
@@ -156,6 +156,9 @@ class ReferenceAdapter(AdapterBase):
     def reader_spec(self) -> ReaderSpec:
         raise NoSecondClient(f"{self.name} keeps its store in this process's memory: no reader in another process")
 
+    def open_writer(self) -> ReferenceWriter:
+        return ReferenceWriter(self)
+
 
 class ReferenceReader:
     """The reference's second client: the same memory, searched through another object."""
@@ -172,3 +175,35 @@ class ReferenceReader:
 
     def close(self) -> None:
         self._store = None
+
+
+class ReferenceWriter:
+    """The reference's second writer: the same memory, written and searched through another object (each call the
+    store's, under the store's lock); closing it leaves the store."""
+
+    name = "reference-writer"
+
+    def __init__(self, store: ReferenceAdapter) -> None:
+        self._store = store
+        self.capabilities = store.capabilities
+
+    def reset(self, dim: int) -> None:
+        raise NoSecondClient(f"{self.name}: a second writer does not reset the store; the first one does")
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        self._store.upsert(records)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._store.delete(ids)
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        self._store.update_metadata(id, metadata)
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        self._store.set_active_revisions(active)
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        return self._store.search(vector, k, where)
+
+    def close(self) -> None:
+        """The store is the first writer's: nothing to release."""

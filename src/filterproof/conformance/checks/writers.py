@@ -28,6 +28,7 @@ write of a document while the other's framework embedded it. DuckDB, whose every
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -78,6 +79,8 @@ class Write:
     what: str
     model: Callable[[World], World]
     call: Callable[[Adapter, dict[str, np.ndarray]], None]
+    every_client: bool = False
+    """Made through every client, the writing one first (a map change: the application tells each client)."""
 
 
 def publish(doc_id: str, meta: dict[str, object] | None = None) -> Write:
@@ -104,7 +107,7 @@ def delete(doc_id: str) -> Write:
 def move_map(p: int) -> Write:
     active = active_map(p)
     return Write(f"set_active_revisions(acme/p at {p})", lambda w: replace(w, active=active),
-                 lambda a, v: sync_active(a, active))
+                 lambda a, v: sync_active(a, active), every_client=True)
 
 
 @dataclass(frozen=True)
@@ -136,24 +139,31 @@ PAIRS = (
 
 @dataclass
 class Writers:
-    """Two threads that make a pair of writes at once, from one barrier; ``errors`` holds what raised."""
+    """Two threads that make a pair of writes at once, from one barrier, the first through ``clients[0]``, the
+    second through the last client (one client, or two); ``errors`` holds what raised."""
 
-    adapter: Adapter
+    clients: tuple[Adapter, ...]
     vectors: dict[str, np.ndarray]
     errors: list[str] = field(default_factory=list)
+
+    def make(self, write: Write, client: Adapter) -> None:
+        write.call(client, self.vectors)
+        for other in self.clients if write.every_client else ():
+            if other is not client:
+                write.call(other, self.vectors)
 
     def at_once(self, first: Write, second: Write) -> None:
         barrier = threading.Barrier(2)
 
-        def run(write: Write) -> None:
+        def run(write: Write, client: Adapter) -> None:
             try:
                 barrier.wait(timeout=30)
-                write.call(self.adapter, self.vectors)
+                self.make(write, client)
             except Exception as error:  # carried to the test's thread, which names it
                 self.errors.append(f"{write.what}: {raised(error)}")
 
-        threads = [threading.Thread(target=run, args=(w,), name=f"filterproof-writer-{n}", daemon=True)
-                   for n, w in enumerate((first, second))]
+        threads = [threading.Thread(target=run, args=(w, c), name=f"filterproof-writer-{n}", daemon=True)
+                   for n, (w, c) in enumerate(((first, self.clients[0]), (second, self.clients[-1])))]
         with concurrently(threads):
             pass
 
@@ -163,17 +173,49 @@ def read(adapter: Adapter, query: np.ndarray, active: ActiveRevisions) -> dict[P
             for p in PRINCIPALS}
 
 
-def judged(adapter: Adapter, query: np.ndarray, orders: dict[str, World]) -> tuple[World | None, str]:
-    """The order every principal reads, or None and what each read against each order."""
+def judged(clients: tuple[Adapter, ...], query: np.ndarray, orders: dict[str, World]) -> tuple[World | None, str]:
+    """The order every principal reads through every client, or None and what each read against each order."""
     seen = []
     for name, world in orders.items():
-        got, admits = read(adapter, query, world.active), {p: world.admits(p) for p in PRINCIPALS}
-        if got == admits:
+        admits = {p: world.admits(p) for p in PRINCIPALS}
+        wrong = []
+        for n, client in enumerate(dict.fromkeys(clients)):
+            got = read(client, query, world.active)
+            through = f" through client {n + 1}" if len(set(clients)) > 1 else ""
+            wrong += [f"{sc.asked(PolicyFilter(p, sc.AS_OF, world.active))} read {sorted(got[p])}{through} where it "
+                      f"admits {sorted(admits[p])}" for p in PRINCIPALS if got[p] != admits[p]]
+        if not wrong:
             return world, name
-        seen.append(f"as {name} left it, " + "; ".join(
-            f"{sc.asked(PolicyFilter(p, sc.AS_OF, world.active))} read {sorted(got[p])} where it admits "
-            f"{sorted(admits[p])}" for p in PRINCIPALS if got[p] != admits[p]))
+        seen.append(f"as {name} left it, " + "; ".join(wrong))
     return None, " | ".join(seen)
+
+
+def write_pairs(clients: tuple[Adapter, ...], s: sc.Scenario, who: str, settle_s: float = 0.0,
+                pairs: tuple[Pair, ...] = PAIRS) -> None:
+    """Every pair of ``pairs``, ``ROUNDS`` times, each pair's writes made at once by two threads through
+    ``clients``; after each pair (and ``settle_s``: a store's declared staleness bound), the store must read as one
+    order of the two left it (``judged``). ``who`` names the writers in a failure."""
+    world = World({i: dict(m) for i, m in DOCS.items()}, active_map(1))
+    writers = Writers(clients, dict(s.vectors))
+    for client in dict.fromkeys(clients):
+        sync_active(client, world.active)
+    for pair in pairs:
+        for round in range(1, ROUNDS + 1):
+            for write in pair.before:
+                writers.make(write, clients[0])
+                world = write.model(world)
+            for first, second in pair.at_once:
+                writers.at_once(first, second)
+                assert not writers.errors, (
+                    f"{pair.name}, round {round}: a write raised while {who} wrote at once: {writers.errors[0]}. "
+                    "Hint: hold a lock around writes, or declare Capabilities(thread_safe=False)")
+                orders = {f"{first.what}, then {second.what}": second.model(first.model(world)),
+                          f"{second.what}, then {first.what}": first.model(second.model(world))}
+                time.sleep(settle_s)
+                found, said = judged(clients, s.query, orders)
+                assert found is not None, (f"{pair.name}, round {round}: {first.what} and {second.what}, made at "
+                                           f"once by {who}, left what neither order leaves: {said}")
+                world = found
 
 
 class ConcurrentWritersChecks:
@@ -199,24 +241,4 @@ class ConcurrentWritersChecks:
         """
         if not mutable.capabilities.thread_safe:
             pytest.skip(lacks("thread_safe", f"{mutable.name} declares thread_safe=False: one client per thread"))
-        s = sc.Scenario.build(mutable, DOCS)
-        world = World({i: dict(m) for i, m in DOCS.items()}, active_map(1))
-        sync_active(mutable, world.active)
-        writers = Writers(mutable, dict(s.vectors))
-        for pair in PAIRS:
-            for round in range(1, ROUNDS + 1):
-                for write in pair.before:
-                    write.call(mutable, writers.vectors)
-                    world = write.model(world)
-                for first, second in pair.at_once:
-                    writers.at_once(first, second)
-                    assert not writers.errors, (
-                        f"{pair.name}, round {round}: a write raised while another thread wrote through the same "
-                        f"client: {writers.errors[0]}. Hint: hold the client's lock around writes, or declare "
-                        "Capabilities(thread_safe=False)")
-                    orders = {f"{first.what}, then {second.what}": second.model(first.model(world)),
-                              f"{second.what}, then {first.what}": first.model(second.model(world))}
-                    found, said = judged(mutable, s.query, orders)
-                    assert found is not None, (f"{pair.name}, round {round}: {first.what} and {second.what}, made "
-                                               f"at once by two threads, left what neither order leaves: {said}")
-                    world = found
+        write_pairs((mutable,), sc.Scenario.build(mutable, DOCS), "two threads of one client")
