@@ -78,7 +78,7 @@ class TestLanceDBBoundedByOneSecond(Tier):
     spec = ("lancedb", {"read_consistency_s": "1"})
 
 
-class TestChromaWithPath(Tier):
+class TestChromaWithPath(WritersTier):
     @pytest.fixture()
     def adapter(self, tmp_path: Path) -> Iterator[Adapter]:
         store = open_backend("chroma", {"path": str(tmp_path / "chroma")})

@@ -304,8 +304,11 @@ POINTERS = [
      ": delete(['x']) and update_metadata('x', groups=['sales']), made at once by two clients, left what neither "
      "order leaves: "),
     ("UpdatesWhatItWrote", "two_clients_writing", "test_two_clients_writing_at_once_leave_one_order_of_their_writes",
-     ": set_active_revisions(acme/p at 2) and update_metadata('r2', groups=['sales']), made at once by two clients, "
-     "left what neither order leaves: "),
+     "after update_metadata('n1', groups=[]) through client 1 of two (both had read before it), the clients read "
+     "what the store does not hold: "),
+    ("ClampsToCountItRead", "two_clients_writing", "test_two_clients_writing_at_once_leave_one_order_of_their_writes",
+     "after upsert of ['d', 'x', 'n1', 'n2', 'kept'] through client 2 of two (both had read before it), the clients "
+     "read what the store does not hold: "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded

@@ -21,7 +21,9 @@ only into a ``docs`` table it created, which its marker row in ``filterproof_own
 unless ``replace=true``. ``open_reader()`` is another connection to the file,
 ``reader_spec()`` what a child process opens to do the same. SQLite commits each write
 before it returns and every statement of another connection reads what was committed
-before it began, so the adapter declares ``staleness_bound_s=0``. Each connection
+before it began, so the adapter declares ``staleness_bound_s=0``. ``open_writer()`` is
+another connection that writes; a search ends its transaction, whose lock on the file
+would hold off the other connection's writes. Each connection
 keeps its own TEMP tables of the active map and the asked groups, so each call holds the
 adapter's lock (``@locked``): threads that share one client take turns.
 
@@ -201,6 +203,9 @@ class SqliteAdapter:
             self._load_policy(where)
             rows = self._db.execute(f"SELECT id, vector FROM docs WHERE {POLICY_WHERE} ORDER BY seq",
                                     {"tenant": where.principal.tenant, "as_of": where.as_of.isoformat()}).fetchall()
+            # End the transaction the TEMP writes began: open, it holds the file's shared lock, and another
+            # connection's next write waits on it until "database is locked" (found by the two-clients check).
+            self._db.commit()
         if not rows or k <= 0:
             return []
         matrix = np.frombuffer(b"".join(v for _, v in rows), dtype=np.float32).reshape(len(rows), self._dim)
@@ -224,6 +229,9 @@ class SqliteAdapter:
     def open_reader(self) -> SqliteReader:
         return SqliteReader(self.reader_spec().options)
 
+    def open_writer(self) -> SqliteWriter:
+        return SqliteWriter(self.reader_spec().options)
+
 
 class SqliteReader(SqliteAdapter):
     """Another connection to the writer's file: the same ``search``, its own TEMP tables; it never writes."""
@@ -243,3 +251,19 @@ class SqliteReader(SqliteAdapter):
         raise NoSecondClient("a reader does not write")
 
     upsert = delete = update_metadata = reset  # type: ignore[assignment]
+
+
+class SqliteWriter(SqliteAdapter):
+    """Another connection to the writer's file that writes (``open_writer``): the same writes and ``search``, its
+    own TEMP tables. It never resets the table, and closing it leaves the file."""
+
+    name = "sqlite-example-writer"
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        self.path, self._dim, self._active_digest = options["sqlite_path"], int(options["dim"]), None
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._lock = threading.RLock()
+        self._db.executescript(SCHEMA.split(";", 1)[1])  # the TEMP tables only
+
+    def reset(self, dim: int) -> None:
+        raise NoSecondClient("a second writer does not reset the table; the first one does")

@@ -13,13 +13,67 @@ each), as ``Write.every_client`` makes it.
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+
 import pytest
 
-from filterproof.adapters.base import Adapter, staleness_bound
-from filterproof.conformance.checks.writers import DOCS, PAIRS, write_pairs
+from filterproof.adapters.base import Adapter, Record, staleness_bound, sync_active
+from filterproof.conformance.checks.writers import (
+    DOCS,
+    PAIRS,
+    World,
+    Write,
+    active_map,
+    delete,
+    judged,
+    publish,
+    revoke,
+    write_pairs,
+)
 from filterproof.conformance.requirements import lacks
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.errors import NoSecondClient
+
+
+def publish_all(ids: tuple[str, ...]) -> Write:
+    """Several documents published in one upsert, each as ``DOCS`` holds it."""
+    return Write(f"upsert of {list(ids)}", lambda w: replace(w, docs={**w.docs, **{i: dict(DOCS[i]) for i in ids}}),
+                 lambda a, v: a.upsert([Record(i, v[i], dict(DOCS[i])) for i in ids]))
+
+
+def delete_all(ids: tuple[str, ...]) -> Write:
+    return Write(f"delete({list(ids)})", lambda w: replace(w, docs={i: m for i, m in w.docs.items() if i not in ids}),
+                 lambda a, v: a.delete(list(ids)))
+
+
+MOST = ("d", "x", "n1", "n2", "kept")
+"""All but the revisions and beta's: taken out through one client and put back through the other, more documents
+come back than the first client held when it last read."""
+IN_TURN = ((0, delete_all(MOST)), (1, publish_all(MOST)), (0, revoke("n1")), (1, delete("n1")), (0, publish("n1")))
+"""Writes made one at a time, each through the client named, each read through both before and after: the store
+ends as ``DOCS``."""
+
+
+def in_turn(clients: tuple[Adapter, Adapter], s: sc.Scenario, settle_s: float) -> None:
+    """Each write of ``IN_TURN`` through its client, after both clients read; then both must read what it left: a
+    client answers from the store, not from what it last read or wrote itself."""
+    world = World({i: dict(m) for i, m in DOCS.items()}, active_map(1))
+    vectors = dict(s.vectors)
+    for client in clients:
+        sync_active(client, world.active)
+    judged(clients, s.query, {"the writes one at a time": world})
+    for n, write in IN_TURN:
+        write.call(clients[n], vectors)
+        world = write.model(world)
+        time.sleep(settle_s)
+        found, said = judged(clients, s.query, {"the writes one at a time": world})
+        assert found is not None, (f"after {write.what} through client {n + 1} of two (both had read before it), "
+                                   f"the clients read what the store does not hold: {said}. Hint: a client keeps "
+                                   "something of the store that another client's writes change (a count it clamps "
+                                   "k to, a record of the documents it holds, a cache of answers); read it from the "
+                                   "store")
+
 
 ONE_AUTHOR = tuple(pair for pair in PAIRS if not all(w.every_client for both in pair.at_once for w in both))
 """The pairs but the map moved two ways at once: the map has one author (the permissions job), and each client
@@ -39,13 +93,18 @@ class TwoClientWritersChecks:
         of one store: the writer, and another from ``open_writer()``. One document updated two ways, deleted while
         updated, two published then updated, two deleted then updated, the active map moved while its revision is
         published or updated (each map change told to both clients; not two moves at once: ``ONE_AUTHOR``). After
-        each pair, each client must read what one order of the two writes left, the same order for both.
+        each pair, each client must read what one order of the two writes left, the same order for both. First,
+        writes made one at a time through each client in turn (most documents deleted through one and published
+        again through the other, one revoked, deleted, published back), both clients reading before and after
+        each: a client answers from the store, not from what it last read or wrote.
 
         If this fails: the message names the pair, its round, and what each client read against each order. A
         deleted document back: an update read the row, then wrote it back whole, and the other client's delete
         landed between the two (a lock of one client does not hold the other): update by filter or conditionally.
         A write lost, or a revision current under the old map: the client wrote from what it alone knows (a record
-        of the documents it holds, the map it was last told); read it from the store as the write is made.
+        of the documents it holds, the map it was last told); read it from the store as the write is made. A client
+        short of what the other published (the message names the write made one at a time): it clamped k to a
+        count it read before, or answers from a cache; read the store.
         """
         from filterproof.adapters.readers import open_writer
 
@@ -55,9 +114,10 @@ class TwoClientWritersChecks:
         except NoSecondClient as error:
             why = str(error)
         else:
+            settle_s = staleness_bound(second_client.capabilities)
             try:
-                write_pairs((second_client, other), s, "two clients", staleness_bound(second_client.capabilities),
-                            ONE_AUTHOR)
+                in_turn((second_client, other), s, settle_s)
+                write_pairs((second_client, other), s, "two clients", settle_s, ONE_AUTHOR)
             finally:
                 other.close()
             return

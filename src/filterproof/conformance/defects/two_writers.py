@@ -26,16 +26,20 @@ class Client:
 
     def __init__(self, store: ReferenceAdapter) -> None:
         self.store, self.lock, self.wrote = store, threading.RLock(), set[str]()
+        self.count: int | None = None
+        """How many documents the store held when this client last counted them; dropped by its own writes."""
 
     def upsert(self, records: Sequence[Record]) -> None:
         with self.lock:
             ReferenceAdapter.upsert(self.store, records)
             self.wrote |= {r.id for r in records}
+            self.count = None
 
     def delete(self, ids: Sequence[str]) -> None:
         with self.lock:
             ReferenceAdapter.delete(self.store, ids)
             self.wrote -= set(ids)
+            self.count = None
 
     def rewrite(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Read the stored document, then write it back whole with ``metadata``, under this client's lock only."""
@@ -65,7 +69,13 @@ class TwoClientDefect(ReferenceAdapter):
         self.updated(self.client, id, metadata)
 
     def updated(self, client: Client, id: str, metadata: Mapping[str, Any]) -> None:
-        raise NotImplementedError
+        ReferenceAdapter.update_metadata(self, id, metadata)
+
+    def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        return self.searched(self.client, vector, k, where)
+
+    def searched(self, client: Client, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        return ReferenceAdapter.search(self, vector, k, where)
 
     def open_writer(self) -> OtherClient:
         return OtherClient(self)
@@ -91,7 +101,7 @@ class OtherClient:
         self._store.set_active_revisions(active)
 
     def search(self, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
-        return self._store.search(vector, k, where)
+        return self._store.searched(self._client, vector, k, where)
 
     def close(self) -> None:
         """The store is the first client's."""
@@ -119,3 +129,18 @@ class UpdatesWhatItWrote(TwoClientDefect):
         with client.lock:
             if id in client.wrote:
                 ReferenceAdapter.update_metadata(self, id, metadata)
+
+
+class ClampsToCountItRead(TwoClientDefect):
+    """``search`` asks for at most as many hits as the store held when its client last counted (a count cached to
+    clamp ``n_results``, as Chroma's adapter did), counted again only after the client's own writes. Documents
+    another client published meanwhile are cut from every answer past that count."""
+
+    name = "defect-clamps-to-count-it-read"
+
+    def searched(self, client: Client, vector: np.ndarray, k: int, where: PolicyFilter | None) -> list[Hit]:
+        with client.lock:
+            if client.count is None:
+                client.count = len(self._ids)
+            held = client.count
+        return ReferenceAdapter.search(self, vector, min(k, held), where)
