@@ -10,9 +10,9 @@ revokes near every query); the search is its first query at K=10, timed as the m
 from __future__ import annotations
 
 import functools
-import statistics
 import time
-from collections.abc import Callable
+
+from timing import median_ms
 
 from filterproof.adapters.base import update_many
 from filterproof.adapters.lancedb.store import LanceDBAdapter
@@ -20,15 +20,6 @@ from filterproof.conformance.checks.scale_tier import index_corpus
 from filterproof.conformance.worlds import scale_changes, scale_corpus
 
 REPEATS = 20
-
-
-def median_ms(run: Callable[[], object]) -> float:
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
 
 
 def main() -> None:
@@ -42,7 +33,7 @@ def main() -> None:
         store = LanceDBAdapter({})
         index_corpus(store, corpus)
         search = functools.partial(store.search, after.corpus.queries[0], 10, after.corpus.wheres[0])
-        before = median_ms(search)
+        before = median_ms(search, REPEATS)
         start = time.perf_counter()
         updates = {corpus.ids[row]: meta for row, meta in after.updates.items()}
         if batched:
@@ -53,7 +44,7 @@ def main() -> None:
         writing = time.perf_counter() - start
         fragments = len(store.table.to_lance().get_fragments())
         print(f"{label:34s} writes {writing:6.2f} s   search before {before:6.1f} ms   "
-              f"after {median_ms(search):6.1f} ms   fragments after {fragments}")
+              f"after {median_ms(search, REPEATS):6.1f} ms   fragments after {fragments}")
         store.close()
 
 

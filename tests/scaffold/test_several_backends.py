@@ -26,9 +26,9 @@ from filterproof.scaffold import METHODS, Names, render
 from support.scaffolded import filled_in_adapter, first_line, installed, run_filterproof, run_pytest, runner, scaffold
 
 ACME = ("acme-qdrant", "acme-chroma")
-SKIPPED = 4
-"""Per backend, with the guide's in-memory adapter and ``--conformance-scale 0``: the two across-clients checks and
-the reader during a change (no second client), and the scale tier."""
+SKIPPED = 5
+"""Per backend, with the guide's in-memory adapter and ``--conformance-scale 0``: the two across-clients checks, the
+reader during a change and the two clients writing at once (no second client), and the scale tier."""
 
 
 def test_a_backend_not_named_like_its_package_has_files_named_after_it() -> None:
