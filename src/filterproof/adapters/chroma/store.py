@@ -48,7 +48,7 @@ import sqlite3
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import chromadb
 import numpy as np
@@ -455,13 +455,12 @@ class ChromaServerAdapter(_ChromaStore):
         return ChromaWriter(self.reader_spec().options, self._dim or 0)
 
 
-class ChromaReader(ReadOnly, _ChromaStore):
+class OtherChromaClient(_ChromaStore):
     """Another client of the writer's collection: ``PersistentClient(path)``, ``EphemeralClient`` (this process
-    only) or ``HttpClient(url)``. It searches, and never writes."""
+    only) or ``HttpClient(url)``, attached to the collection, which must be there; ``role`` names it in errors."""
 
-    name = "chroma-reader"
     Options = ChromaOptions
-    role = "reader"
+    role: ClassVar[str]
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         opts = dict(options)
@@ -478,13 +477,20 @@ class ChromaReader(ReadOnly, _ChromaStore):
         except Exception as error:
             raise ReaderFailed(f"chroma: cannot open a {self.role} of {url or path or 'memory'}: {error}") from error
         if self._collection is None:
-            raise ReaderFailed(f"chroma: no collection {collection!r} at {url or path or 'memory'} to read")
+            raise ReaderFailed(f"chroma: no collection {collection!r} at {url or path or 'memory'} to "
+                               f"{'read' if self.role == 'reader' else 'write'}")
 
 
-class ChromaWriter(ChromaReader):
-    """Another client of the writer's collection that writes (``open_writer``), in this process: the reader's
-    client, with the writer's writes. It never resets the collection, and closing it leaves it; the first writer's
-    path lock covers it (one process)."""
+class ChromaReader(ReadOnly, OtherChromaClient):
+    """Another client of the writer's collection that searches, and never writes."""
+
+    name = "chroma-reader"
+    role = "reader"
+
+
+class ChromaWriter(OtherChromaClient):
+    """Another client of the writer's collection that writes (``open_writer``), in this process. It never resets
+    the collection, and closing it leaves it; the first writer's path lock covers it (one process)."""
 
     name = "chroma-writer"
     role = "writer"
@@ -495,9 +501,3 @@ class ChromaWriter(ChromaReader):
 
     def reset(self, dim: int) -> None:
         raise NoSecondClient(f"{self.name}: a second writer does not reset the collection; the first one does")
-
-    upsert = _ChromaStore.upsert
-    delete = _ChromaStore.delete
-    update_metadata = _ChromaStore.update_metadata
-    update_metadata_batch = _ChromaStore.update_metadata_batch
-    set_active_revisions = _ChromaStore.set_active_revisions

@@ -62,7 +62,8 @@ def in_turn(clients: tuple[Adapter, Adapter], s: sc.Scenario, settle_s: float) -
     vectors = dict(s.vectors)
     for client in clients:
         sync_active(client, world.active)
-    judged(clients, s.query, {"the writes one at a time": world})
+    found, said = judged(clients, s.query, {"as built": world})
+    assert found is not None, f"before any write, the two clients read what the store does not hold: {said}"
     for n, write in IN_TURN:
         write.call(clients[n], vectors)
         world = write.model(world)
