@@ -11,6 +11,7 @@ import numpy as np
 
 from filterproof.adapters import open_backend
 from filterproof.adapters.base import Adapter, Record
+from filterproof.conformance.checks.shared import concurrently
 from filterproof.conformance.worlds import scenarios as sc
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
@@ -31,11 +32,8 @@ def searched_at_once(clients: tuple[Adapter, ...]) -> list[int | Exception]:
         except Exception as error:  # carried to the test's thread
             answers.append(error)
 
-    threads = [threading.Thread(target=search, args=(c,)) for c in clients]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with concurrently([threading.Thread(target=search, args=(c,)) for c in clients]):
+        pass
     return answers
 
 

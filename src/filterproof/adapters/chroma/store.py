@@ -317,21 +317,20 @@ class _ChromaStore(AdapterBase):
         # k as asked: Chroma (1.5) returns what it holds when that is fewer. A count cached to clamp k to was cut
         # short by another client's writes (the documents it published missing from every answer: the two-clients
         # check), and counting on every query cost 7 to 14% of a search (bench/results/chroma_count_cost.txt).
-        n_results = k
-        if n_results <= 0:
+        if k <= 0:
             return results
         for where, rows in by_filter(wheres):
             natives = [None] if where is None else self.compile(where)
             for native in natives:
                 for chunk in batched(rows, self._batch):
-                    answer = self._open().query(query_embeddings=matrix[list(chunk)], n_results=n_results,
+                    answer = self._open().query(query_embeddings=matrix[list(chunk)], n_results=k,
                                                 where=native, include=["distances"])
                     for row, ids, distances in zip(chunk, answer["ids"], answer["distances"], strict=True):
                         results[row] += [Hit(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
             if len(natives) > 1:  # partitions: the top k of their top-k lists (each id once) is the top k
                 for row in rows:
                     once = {hit.id: hit for hit in results[row]}.values()
-                    results[row] = sorted(once, key=lambda hit: -hit.score)[:n_results]
+                    results[row] = sorted(once, key=lambda hit: -hit.score)[:k]
         return results
 
     def close(self) -> None:

@@ -265,16 +265,16 @@ class LanceDBAdapter(OpensReaders, AdapterBase):
 
     def _build_indexes(self) -> None:
         with self._building:
-            for attempt in range(len(SCALAR_INDEXES) + 2):
+            attempts = len(SCALAR_INDEXES) + 2  # each refusal is another index built: at most one per index
+            for attempt in range(1, attempts + 1):
                 try:
                     self._build_missing()
                     return
                 except RuntimeError as error:
-                    if "commit conflict" not in str(error) or attempt == len(SCALAR_INDEXES) + 1:
+                    if "commit conflict" not in str(error) or attempt == attempts:
                         raise
                     # Another client of the table built an index at the same moment, and LanceDB refused the later
-                    # commit: what it built is in the latest version, and the rest is built again (each refusal
-                    # is another index built, so there are at most as many as indexes).
+                    # commit: what it built is in the latest version, and the rest is built again.
                     self.table.checkout_latest()
 
     def _build_missing(self) -> None:

@@ -8,7 +8,6 @@ keeps what each defect keeps per client (a lock, a record of the documents it wr
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,7 +15,7 @@ import numpy as np
 
 from filterproof.adapters.base import Hit, Record
 from filterproof.adapters.reference import ReferenceAdapter
-from filterproof.conformance.defects.steps import ROUND_TRIP_S
+from filterproof.conformance.defects.writers import rewrite
 from filterproof.policy import ActiveRevisions, PolicyFilter
 
 
@@ -44,12 +43,7 @@ class Client:
     def rewrite(self, id: str, metadata: Mapping[str, Any]) -> None:
         """Read the stored document, then write it back whole with ``metadata``, under this client's lock only."""
         with self.lock:
-            with self.store._lock:
-                row = self.store._row.get(id)
-                vector = None if row is None else self.store._vectors[row]
-            if vector is not None:  # unknown ids are ignored
-                time.sleep(ROUND_TRIP_S)  # the row comes back from the store
-                ReferenceAdapter.upsert(self.store, [Record(id, vector, metadata)])
+            rewrite(self.store, id, metadata)
 
 
 class TwoClientDefect(ReferenceAdapter):

@@ -26,12 +26,18 @@ class UpdatesByRewrite(ReferenceAdapter):
     name = "defect-updates-by-rewrite"
 
     def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
-        with self._lock:
-            row = self._row.get(id)
-            vector = None if row is None else self._vectors[row]
-        if vector is not None:  # unknown ids are ignored
-            time.sleep(ROUND_TRIP_S)  # the row comes back from the store
-            self.upsert([Record(id, vector, metadata)])
+        rewrite(self, id, metadata)
+
+
+def rewrite(store: ReferenceAdapter, id: str, metadata: Mapping[str, Any]) -> None:
+    """Read the stored document under the store's lock, then, a round trip later, write it back whole with
+    ``metadata`` (unknown ids are ignored): a delete that lands between the two is undone."""
+    with store._lock:
+        row = store._row.get(id)
+        vector = None if row is None else store._vectors[row]
+    if vector is not None:
+        time.sleep(ROUND_TRIP_S)  # the row comes back from the store
+        ReferenceAdapter.upsert(store, [Record(id, vector, metadata)])
 
 
 class FlagsFromMapAsWriteBegan(StoredFlags):
