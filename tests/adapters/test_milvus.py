@@ -128,6 +128,25 @@ def test_a_zero_vector_scores_zero_and_k_beyond_the_collection_is_clamped(store:
     assert [h.id for h in hits] == ["a", "z"] and hits[1].score == 0.0
 
 
+def test_a_partial_upsert_of_a_row_another_client_deleted_is_recognised_by_lite_and_by_a_server(store: Any) -> None:
+    """Milvus Lite's refusal is read from Lite itself; a server's is the one Milvus's own partial-update tests
+    expect (a new row's vector missing, code 1100). Any other refusal is not taken for an absent row."""
+    from pymilvus import MilvusException
+
+    from filterproof.adapters.milvus.store import absent_row
+
+    store.upsert([Record("a", VECTOR, sc.meta())])
+    with pytest.raises(MilvusException) as lite:
+        store.client.upsert(store._name, [{mx.ID: "gone", mx.CURRENT: True}], partial_update=True)
+    assert absent_row(lite.value)
+    store.update_metadata("gone", sc.meta())  # ignored, not inserted
+    assert [h.id for h in store.search(VECTOR, 10, None)] == ["a"]
+    server = "fieldSchema(vector) has no corresponding fieldData pass in: invalid parameter"
+    assert absent_row(MilvusException(code=1100, message=server))
+    assert not absent_row(MilvusException(code=1100, message="fieldSchema(tenant) has no corresponding fieldData"))
+    assert not absent_row(MilvusException(code=2, message="fail connecting to server"))
+
+
 @pytest.mark.parametrize(("spec", "exact", "path"), [
     ("milvus", True, "exact scan"), ("milvus:index=flat", True, "exact scan"), ("milvus:index=hnsw", False, None),
     ("milvus:index=ivf_flat", False, None), ("milvus:index=autoindex", False, None),

@@ -22,7 +22,7 @@ import pytest
 from filterproof.adapters import Adapter, open_backend
 from filterproof.adapters.base import Capabilities, ReaderSpec, Record, update_many
 from filterproof.adapters.lancedb.store import LanceDBAdapter
-from filterproof.adapters.readers import ChildReader, open_reader, reader_spec
+from filterproof.adapters.readers import ChildReader, ChildWriter, ReaderDied, open_reader, reader_spec, writer_spec
 from filterproof.conformance.checks.clients import AcrossClientChecks, follow
 from filterproof.conformance.checks.during import DuringChangeChecks
 from filterproof.conformance.checks.two_writers import TwoClientWritersChecks
@@ -189,6 +189,44 @@ def test_a_reader_refuses_every_write_the_batch_update_too(spec: str, tmp_path: 
         assert [h.id for h in store.search(np.array([1.0, 0.0], np.float32), 5, None)] == ["a"]
     finally:
         store.close()
+
+
+def test_a_child_writer_writes_in_its_own_process_and_its_failures_name_the_backend(tmp_path: Path) -> None:
+    """A ``ChildWriter`` is the adapter's own class in a child process: what it writes the writer reads; a write
+    it cannot make comes back as one error naming the backend and the writer; its ``close`` leaves the store."""
+    store = open_backend("lancedb", {"path": str(tmp_path / "db"), "read_consistency_s": "0"})
+    store.reset(2)
+    vector = np.array([1.0, 0.0], np.float32)
+    try:
+        writer = ChildWriter(writer_spec(store))
+        assert writer.name.startswith("lancedb (writer in pid ") and str(os.getpid()) not in writer.name
+        try:
+            writer.upsert([Record("a", vector, {"tenant": "acme"}), Record("b", vector, {"tenant": "acme"})])
+            writer.delete(["b"])
+            writer.update_metadata("gone", {"tenant": "beta"})  # an unknown id is ignored, as by the reference
+            assert [h.id for h in store.search(vector, 5, None)] == ["a"]
+            with pytest.raises(ReaderDied, match=r"^lancedb: the writer failed on upsert: ValueError: c: vector has "
+                                                 r"shape \(3,\)"):
+                writer.upsert([Record("c", np.ones(3, np.float32), {"tenant": "acme"})])
+        finally:
+            writer.close()
+        assert [h.id for h in store.search(vector, 5, None)] == ["a"]
+    finally:
+        store.close()
+
+
+def test_a_store_in_this_process_s_memory_has_no_writer_in_another(tmp_path: Path) -> None:
+    """``writer_spec`` says why there is none: DuckDB locks its file, Chroma's other process reads a stale index."""
+    for spec, options, why in (("reference", {}, "in this process's memory"),
+                               ("duckdb", {"path": str(tmp_path / "d.db")}, "another process cannot open"),
+                               ("chroma", {"path": str(tmp_path / "c")}, "use chroma-server")):
+        store = open_backend(spec, options)
+        try:
+            store.reset(2)
+            with pytest.raises(NoSecondClient, match=why):
+                writer_spec(store)
+        finally:
+            store.close()
 
 
 def test_a_child_reader_lets_its_reader_close_before_it_ends(tmp_path: Path) -> None:

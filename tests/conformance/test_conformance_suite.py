@@ -309,6 +309,10 @@ POINTERS = [
     ("ClampsToCountItRead", "two_clients_writing", "test_two_clients_writing_at_once_leave_one_order_of_their_writes",
      "after upsert of ['d', 'x', 'n1', 'n2', 'kept'] through client 2 of two (both had read before it), the clients "
      "read what the store does not hold: "),
+    # Two processes writing one store at once.
+    ("LocksOneProcessOnly", "two_processes_writing",
+     "test_two_processes_writing_at_once_leave_one_order_of_their_writes",
+     ", made at once by two processes, left what neither order leaves: "),
 ]
 
 # (defect, its option, a piece of the scale tier's message, a piece it must not hold): each bounded
@@ -324,16 +328,20 @@ SCALE_POINTERS = [
 
 
 def test_reference_passes_through_pyargs(pytester: pytest.Pytester) -> None:
-    """Every check of the suite passes on the reference but one, which skips: its reader in another process (it
-    keeps its store in memory). Every other capability required, the skip stays one, counted in the summary."""
+    """Every check of the suite passes on the reference but two, which skip: its reader and its writer in another
+    process (it keeps its store in memory). Every other capability required, the skips stay two, counted in the
+    summary."""
     tests = suite_tests(pytester, *SUITE, "--backend", "reference")
     result = pytester.runpytest(*SUITE, "--backend", "reference", "-rs",
-                                "--conformance-require", "native_filter,lifecycle,search_batch,reader")
-    result.assert_outcomes(passed=tests - 1, skipped=1)
-    result.stdout.fnmatch_lines(["SKIPPED *: reference keeps its store in this process's memory: no reader in "
+                                "--conformance-require", "native_filter,lifecycle,search_batch,reader,writer")
+    result.assert_outcomes(passed=tests - 2, skipped=2)
+    result.stdout.fnmatch_lines(["SKIPPED *: reference keeps its store in this process's memory: no writer in "
+                                 "another process [[]lacks child_writer]",
+                                 "SKIPPED *: reference keeps its store in this process's memory: no reader in "
                                  "another process [[]lacks child_reader]",
-                                 "filterproof: 1 check skipped for what the adapter lacks (child_reader 1); "
-                                 "--conformance-require child_reader makes each a failure"])
+                                 "filterproof: 2 checks skipped for what the adapter lacks (child_reader 1, "
+                                 "child_writer 1); --conformance-require child_reader,child_writer makes each a "
+                                 "failure"])
 
 
 # (defect, what the run requires, the test it must fail (-k), the FAILED line, a piece of the message): defects
@@ -372,7 +380,8 @@ def test_a_requirement_holds_across_workers_and_from_the_environment(pytester: p
     result = pytester.runpytest_subprocess(*SUITE, "-n", "2", "--adapter",
                                            "filterproof.conformance.defects:ReaderNeverOpens", "-k", "process")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["filterproof: 1 check skipped for what the adapter lacks (child_reader 1); *",
+    result.stdout.fnmatch_lines(["filterproof: 2 checks skipped for what the adapter lacks (child_reader 1, "
+                                 "child_writer 1); *",
                                  "filterproof: 1 check failed for what --conformance-require asked and the adapter "
                                  "lacks (reader 1)"])
 

@@ -26,9 +26,9 @@ from filterproof.scaffold import METHODS, Names, render
 from support.scaffolded import filled_in_adapter, first_line, installed, run_filterproof, run_pytest, runner, scaffold
 
 ACME = ("acme-qdrant", "acme-chroma")
-SKIPPED = 5
+SKIPPED = 6
 """Per backend, with the guide's in-memory adapter and ``--conformance-scale 0``: the two across-clients checks, the
-reader during a change and the two clients writing at once (no second client), and the scale tier."""
+reader during a change and the two clients, or processes, writing at once (no second client), and the scale tier."""
 
 
 def test_a_backend_not_named_like_its_package_has_files_named_after_it() -> None:

@@ -50,7 +50,9 @@ publishing service beside the permissions job, each with a client of its own. It
 the store the writer made (never ``reset``; ``close`` leaves the store), and the two
 writing at once leave the store as one order of their writes, as two threads of one
 client do: a client's own lock serializes nothing of another's. The application tells
-each client of a map change (``set_active_revisions`` on each).
+each client of a map change (``set_active_revisions`` on each). ``writer_spec()``
+(``SecondWriterSpec``, optional) opens such a writer in another process, as
+``reader_spec()`` opens a reader: a lock of one process serializes nothing of another's.
 ``capabilities.staleness_bound_s`` says what a reader may miss: 0, every change is seen
 by any reader's next query once the writer's call has returned; a number, seen by
 queries that start that many seconds after it; None, not declared, which
@@ -120,7 +122,8 @@ from filterproof.policy import ActiveRevisions, PolicyFilter
 
 __all__ = ["Adapter", "AdapterBase", "AdapterError", "BatchSearch", "Capabilities", "Hit", "NoSecondClient",
            "Optimizable", "Reader", "ReaderSpec", "Record", "RevisionSync", "SecondClient", "SecondWriter",
-           "check_batch", "optimize", "records_of", "search_many", "staleness_bound", "sync_active"]
+           "SecondWriterSpec", "check_batch", "optimize", "records_of", "search_many", "staleness_bound",
+           "sync_active"]
 
 
 @dataclass(frozen=True)
@@ -281,6 +284,14 @@ class SecondWriter(Protocol):
     none."""
 
     def open_writer(self) -> Adapter: ...
+
+
+@runtime_checkable
+class SecondWriterSpec(Protocol):
+    """Optional: what another process opens to write to the same store (see the module docstring);
+    ``NoSecondClient`` if it cannot."""
+
+    def writer_spec(self) -> ReaderSpec: ...
 
 
 @runtime_checkable

@@ -29,6 +29,7 @@ CAPABILITIES: dict[str, str] = {
     "reader": "a second client of the store in this process (open_reader)",
     "child_reader": "a second client in another process (reader_spec)",
     "writer": "a second client of the store that writes, in this process (open_writer)",
+    "child_writer": "a second client that writes, in another process (writer_spec)",
     "thread_safe": "one client searched from several threads at once (Capabilities.thread_safe)",
 }
 """Each capability a check may skip for (the names ``--conformance-require`` takes), and what it is."""

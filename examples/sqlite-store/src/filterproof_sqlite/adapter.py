@@ -232,6 +232,10 @@ class SqliteAdapter:
     def open_writer(self) -> SqliteWriter:
         return SqliteWriter(self.reader_spec().options)
 
+    def writer_spec(self) -> ReaderSpec:
+        """The same writer, opened in another process: SQLite's file lock serializes its writes with ours."""
+        return ReaderSpec(self.name, f"{__name__}:SqliteWriter", self.reader_spec().options)
+
 
 class SqliteReader(SqliteAdapter):
     """Another connection to the writer's file: the same ``search``, its own TEMP tables; it never writes."""

@@ -399,6 +399,14 @@ class ChromaAdapter(_ChromaStore):
     def open_writer(self) -> ChromaWriter:
         return ChromaWriter(self._reader_options(path=self.options.path), self._dim or 0)
 
+    def writer_spec(self) -> ReaderSpec:
+        if not self.options.path:
+            raise NoSecondClient("chroma without path keeps the store in this process's memory: no writer in "
+                                 "another process")
+        raise NoSecondClient("chroma: a second process's PersistentClient of one path searches the vector index it "
+                             "loaded, not the other's writes (bench/repro/chroma_second_process.py): no writer in "
+                             "another process; use chroma-server")
+
 
 class ChromaServerAdapter(_ChromaStore):
     """Over HTTP: option ``url`` or ``$CHROMA_URL``; else a ``chroma run`` of our own.
@@ -453,6 +461,10 @@ class ChromaServerAdapter(_ChromaStore):
     def open_writer(self) -> ChromaWriter:
         return ChromaWriter(self.reader_spec().options, self._dim or 0)
 
+    def writer_spec(self) -> ReaderSpec:
+        return ReaderSpec(self.name, f"{__name__}:ChromaWriter.opened", {**self.reader_spec().options,
+                                                                          "dim": self._dim or 0})
+
 
 class OtherChromaClient(_ChromaStore):
     """Another client of the writer's collection: ``PersistentClient(path)``, ``EphemeralClient`` (this process
@@ -497,6 +509,13 @@ class ChromaWriter(OtherChromaClient):
     def __init__(self, options: Mapping[str, Any], dim: int) -> None:
         super().__init__(options)
         self._dim = dim
+
+    @classmethod
+    def opened(cls, options: Mapping[str, Any]) -> ChromaWriter:
+        """A writer from a ``writer_spec``'s options (the dimension among them), in another process."""
+        opts = dict(options)
+        dim = opts.pop("dim")
+        return cls(opts, dim)
 
     def reset(self, dim: int) -> None:
         raise NoSecondClient(f"{self.name}: a second writer does not reset the collection; the first one does")

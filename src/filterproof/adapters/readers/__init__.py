@@ -7,7 +7,8 @@ child process of ours (spawned, never forked: a fork of a process whose store ru
 native threads can hang) and asks it over a pipe. ``ReadOnly`` is the base of the
 built-in readers: every write raises; ``StoreReader`` opens one on the writer's store.
 ``open_writer`` asks for another client that writes (``adapters.base.SecondWriter``):
-``OpensReaders`` opens the adapter's own class on the writer's store.
+``OpensReaders`` opens the adapter's own class on the writer's store; ``writer_spec``
+opens it in another process (``ChildWriter``), where a store admits another process.
 """
 
 from __future__ import annotations
@@ -17,13 +18,22 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from filterproof.adapters.base import Adapter, Hit, NoSecondClient, Reader, ReaderSpec, SecondClient, SecondWriter
-from filterproof.adapters.readers.child import ChildReader, ReaderDied
+from filterproof.adapters.base import (
+    Adapter,
+    Hit,
+    NoSecondClient,
+    Reader,
+    ReaderSpec,
+    SecondClient,
+    SecondWriter,
+    SecondWriterSpec,
+)
+from filterproof.adapters.readers.child import ChildReader, ChildWriter, ReaderDied
 from filterproof.errors import ReaderFailed
 from filterproof.policy import PolicyFilter
 
-__all__ = ["ChildReader", "NoSecondClient", "OpensReaders", "ReadOnly", "ReaderDied", "StoreReader", "open_reader",
-           "open_writer", "reader_spec"]
+__all__ = ["ChildReader", "ChildWriter", "NoSecondClient", "OpensReaders", "ReadOnly", "ReaderDied", "StoreReader",
+           "open_reader", "open_writer", "reader_spec", "writer_spec"]
 
 
 def _second(adapter: Adapter) -> SecondClient:
@@ -48,6 +58,16 @@ def open_writer(adapter: Adapter) -> Adapter:
 def reader_spec(adapter: Adapter) -> ReaderSpec:
     """What a child process opens to read ``adapter``'s store; ``NoSecondClient`` says why it cannot."""
     return _second(adapter).reader_spec()
+
+
+def writer_spec(adapter: Adapter) -> ReaderSpec:
+    """What a child process opens to write to ``adapter``'s store; ``NoSecondClient`` says why it cannot."""
+    if not isinstance(adapter, SecondWriterSpec):
+        if isinstance(adapter, SecondClient):
+            adapter.reader_spec()  # where no other process may read the store (it says why), none may write
+        raise NoSecondClient(f"{adapter.name} has no writer in another process (the adapter does not implement "
+                             "writer_spec)")
+    return adapter.writer_spec()
 
 
 class OpensReaders:
@@ -78,6 +98,12 @@ class OpensReaders:
         if location is None:
             raise NoSecondClient(f"{self.name}: call reset(dim) before opening a second writer")
         return type(self)({**self.options.model_dump(exclude_none=True), **location})  # type: ignore[call-arg]
+
+    def writer_spec(self) -> ReaderSpec:
+        """``open_writer``'s client, opened in another process: where no other process may read the store (its
+        ``reader_spec`` says why), none may write to it either."""
+        spec = self.reader_spec()
+        return ReaderSpec(self.name, f"{type(self).__module__}:{type(self).__qualname__}", spec.options)
 
 
 class ReadOnly:

@@ -1,4 +1,5 @@
-"""A reader in a child process: ``ChildReader`` (our side) and ``main`` (the child's side).
+"""A reader in a child process: ``ChildReader`` (our side) and ``main`` (the child's side); ``ChildWriter``, a
+client in a child process that writes too.
 
 The child is a fresh interpreter (``python -m filterproof.adapters.readers.child``), spawned, not
 forked: forking a process whose store runs native threads can hang the child. It dies
@@ -16,15 +17,16 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
 
-from filterproof.adapters.base import Hit, ReaderSpec
+from filterproof.adapters.base import Hit, ReaderSpec, Record, sync_active
 from filterproof.errors import ReaderFailed
-from filterproof.policy import PolicyFilter
+from filterproof.policy import ActiveRevisions, PolicyFilter
 
 OPEN_TIMEOUT = 120.0
 """Seconds a child may take to import its store and open the reader."""
@@ -32,6 +34,8 @@ REPLY_TIMEOUT = 300.0
 CLOSE_TIMEOUT = 10.0
 """Seconds a child may take to answer ``close`` and to exit after it (closing its reader, its interpreter)."""
 LOG_TAIL = 1500
+WRITES = frozenset({"upsert", "delete", "update_metadata", "set_active_revisions"})
+"""What a ``ChildWriter`` asks its child to call on the client it opened."""
 
 
 class ReaderDied(ReaderFailed):
@@ -41,8 +45,11 @@ class ReaderDied(ReaderFailed):
 class ChildReader:
     """A reader opened from ``spec`` in a child process: ``search``, ``search_batch``, ``load``, ``close``."""
 
+    role = "reader"
+
     def __init__(self, spec: ReaderSpec) -> None:
-        self.spec, self.name = spec, f"{spec.backend} (reader in pid {{}})"
+        self.spec, self.name = spec, f"{spec.backend} ({self.role} in pid {{}})"
+        self._asking = threading.Lock()  # one request on the pipes at a time, whichever thread asks
         self._log = tempfile.NamedTemporaryFile(prefix="filterproof-reader-", suffix=".log")  # noqa: SIM115
         ours_in, theirs_out = os.pipe()
         theirs_in, ours_out = os.pipe()
@@ -65,15 +72,16 @@ class ChildReader:
 
     def _ask(self, message: tuple[Any, ...], timeout: float = REPLY_TIMEOUT) -> Any:
         try:
-            self._to.send(message)
-            if not self._from.poll(timeout):
-                raise ReaderDied(f"{self.spec.backend}: the reader process gave no answer in {timeout:.0f} s"
-                                 f"{self._tail()}")
-            kind, value = self._from.recv()
+            with self._asking:
+                self._to.send(message)
+                if not self._from.poll(timeout):
+                    raise ReaderDied(f"{self.spec.backend}: the {self.role} process gave no answer in "
+                                     f"{timeout:.0f} s{self._tail()}")
+                kind, value = self._from.recv()
         except (EOFError, OSError, BrokenPipeError):
-            raise ReaderDied(f"{self.spec.backend}: the reader process {self._ended()}{self._tail()}") from None
+            raise ReaderDied(f"{self.spec.backend}: the {self.role} process {self._ended()}{self._tail()}") from None
         if kind == "error":
-            raise ReaderDied(f"{self.spec.backend}: the reader {value}")
+            raise ReaderDied(f"{self.spec.backend}: the {self.role} {value}")
         return value
 
     def _ended(self) -> str:
@@ -125,8 +133,28 @@ class ChildReader:
         self._log.close()
 
 
+class ChildWriter(ChildReader):
+    """A client opened from ``spec`` (a ``writer_spec``) in a child process that writes too: the publishing
+    service beside the permissions job, each a process of its own. Each write is made in the child, whole, before
+    the call returns; calls from several threads take turns on the pipes."""
+
+    role = "writer"
+
+    def upsert(self, records: Sequence[Record]) -> None:
+        self._ask(("call", "upsert", (list(records),)))
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._ask(("call", "delete", (list(ids),)))
+
+    def update_metadata(self, id: str, metadata: Mapping[str, Any]) -> None:
+        self._ask(("call", "update_metadata", (id, dict(metadata))))
+
+    def set_active_revisions(self, active: ActiveRevisions) -> None:
+        self._ask(("call", "set_active_revisions", (active,)))
+
+
 def serve(inbox: Connection, outbox: Connection) -> None:
-    """Answer requests until ``close`` (or the pipe closes): open, search, load, finish."""
+    """Answer requests until ``close`` (or the pipe closes): open, search, load, finish, and a writer's calls."""
     from filterproof.adapters.readers.load import Load
 
     reader: Any = None
@@ -152,13 +180,19 @@ def serve(inbox: Connection, outbox: Connection) -> None:
                 reply = None
             elif kind == "finish":
                 reply = load.finish() if load is not None else None
+            elif kind == "call" and message[1] in WRITES:
+                if message[1] == "set_active_revisions":  # a store that takes no map ignores it, as here
+                    sync_active(reader, *message[2])
+                else:
+                    getattr(reader, message[1])(*message[2])
+                reply = None
             elif kind == "close":
                 outbox.send(("ok", None))
                 break
             else:
                 raise ValueError(f"unknown request {kind!r}")
         except Exception as error:  # sent back: the parent names the backend and raises
-            what = "could not open" if kind == "open" else f"failed on {kind}"
+            what = "could not open" if kind == "open" else f"failed on {message[1] if kind == 'call' else kind}"
             outbox.send(("error", f"{what}: {type(error).__name__}: {error}"))
             continue
         outbox.send(("ok", reply))

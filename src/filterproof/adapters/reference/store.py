@@ -159,6 +159,9 @@ class ReferenceAdapter(AdapterBase):
     def open_writer(self) -> ReferenceWriter:
         return ReferenceWriter(self)
 
+    def writer_spec(self) -> ReaderSpec:
+        raise NoSecondClient(f"{self.name} keeps its store in this process's memory: no writer in another process")
+
 
 class ReferenceReader:
     """The reference's second client: the same memory, searched through another object."""
