@@ -22,7 +22,15 @@ import pytest
 from filterproof.adapters import Adapter, open_backend
 from filterproof.adapters.base import Capabilities, ReaderSpec, Record, update_many
 from filterproof.adapters.lancedb.store import LanceDBAdapter
-from filterproof.adapters.readers import ChildReader, ChildWriter, ReaderDied, open_reader, reader_spec, writer_spec
+from filterproof.adapters.readers import (
+    ChildReader,
+    ChildWriter,
+    ReaderDied,
+    open_reader,
+    open_writer,
+    reader_spec,
+    writer_spec,
+)
 from filterproof.conformance.checks.clients import AcrossClientChecks, follow
 from filterproof.conformance.checks.during import DuringChangeChecks
 from filterproof.conformance.checks.two_writers import TwoClientWritersChecks
@@ -249,3 +257,36 @@ def test_a_child_reader_imports_its_factory_from_the_working_directory(tmp_path:
     reader = ChildReader(ReaderSpec("cwd", "cwd_reader:Reader", {"path": str(tmp_path / "closed")}))
     reader.close()
     assert (tmp_path / "closed").read_text() == "closed"
+
+
+REFUSED_IN_ONE_CLIENT = ("our adapters over Chroma and Milvus keep a document the engine cannot hold (over its limits) "
+                         "in the refusing client's memory (_refused), with its vector: another client's update that "
+                         "fits finds no row and is ignored, so the document is never returned again, through either "
+                         "client (fail closed: no leak, a false abstention); storing it fail-closed in the engine "
+                         "would let any client update it")
+
+
+@pytest.mark.parametrize("spec", ["reference", pytest.param("chroma", marks=pytest.mark.xfail(
+    raises=AssertionError, strict=True, reason=REFUSED_IN_ONE_CLIENT)), pytest.param("milvus", marks=pytest.mark.xfail(
+        raises=AssertionError, strict=True, reason=REFUSED_IN_ONE_CLIENT))])
+def test_a_document_one_client_refused_is_brought_back_by_another_clients_update(spec: str) -> None:
+    """A document written through one client with more groups than the engine holds (refused, never returned), then
+    updated through another client to one group: the store holds it as updated, and both clients return it."""
+    from filterproof.conformance.worlds import scenarios as sc
+    from filterproof.policy import ActiveRevisions, PolicyFilter
+
+    store = open_backend(spec)
+    vector = np.array([1.0, 0.0], np.float32)
+    active = ActiveRevisions.of({(sc.TENANT, "d"): 1})
+    store.reset(2)
+    try:
+        store.upsert([Record("d", vector, sc.meta(logical_id="d", groups=[f"g{i}" for i in range(6_000)]))])
+        other = open_writer(store)
+        try:
+            other.update_metadata("d", sc.meta(logical_id="d"))
+            asked = PolicyFilter(sc.principal(), sc.AS_OF, active)
+            assert [[h.id for h in client.search(vector, 5, asked)] for client in (store, other)] == [["d"], ["d"]]
+        finally:
+            other.close()
+    finally:
+        store.close()

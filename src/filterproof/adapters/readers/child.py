@@ -50,7 +50,7 @@ class ChildReader:
     def __init__(self, spec: ReaderSpec) -> None:
         self.spec, self.name = spec, f"{spec.backend} ({self.role} in pid {{}})"
         self._asking = threading.Lock()  # one request on the pipes at a time, whichever thread asks
-        self._log = tempfile.NamedTemporaryFile(prefix="filterproof-reader-", suffix=".log")  # noqa: SIM115
+        self._log = tempfile.NamedTemporaryFile(prefix=f"filterproof-{self.role}-", suffix=".log")  # noqa: SIM115
         ours_in, theirs_out = os.pipe()
         theirs_in, ours_out = os.pipe()
         try:
