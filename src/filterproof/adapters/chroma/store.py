@@ -397,7 +397,7 @@ class ChromaAdapter(_ChromaStore):
         return ChromaReader(self._reader_options(path=self.options.path))
 
     def open_writer(self) -> ChromaWriter:
-        return ChromaWriter(self._reader_options(path=self.options.path), self._dim or 0)
+        return ChromaWriter({**self._reader_options(path=self.options.path), "dim": self._dim or 0})
 
     def writer_spec(self) -> ReaderSpec:
         if not self.options.path:
@@ -459,11 +459,10 @@ class ChromaServerAdapter(_ChromaStore):
         return ChromaReader(self.reader_spec().options)
 
     def open_writer(self) -> ChromaWriter:
-        return ChromaWriter(self.reader_spec().options, self._dim or 0)
+        return ChromaWriter(self.writer_spec().options)
 
     def writer_spec(self) -> ReaderSpec:
-        return ReaderSpec(self.name, f"{__name__}:ChromaWriter.opened", {**self.reader_spec().options,
-                                                                          "dim": self._dim or 0})
+        return ReaderSpec(self.name, f"{__name__}:ChromaWriter", {**self.reader_spec().options, "dim": self._dim or 0})
 
 
 class OtherChromaClient(_ChromaStore):
@@ -500,22 +499,19 @@ class ChromaReader(ReadOnly, OtherChromaClient):
 
 
 class ChromaWriter(OtherChromaClient):
-    """Another client of the writer's collection that writes (``open_writer``), in this process. It never resets
-    the collection, and closing it leaves it; the first writer's path lock covers it (one process)."""
+    """Another client of the writer's collection that writes: in this process (``open_writer``), or over a server
+    in another (``writer_spec``). It never resets the collection, and closing it leaves it; with a path, the first
+    writer's path lock covers it (one process)."""
 
     name = "chroma-writer"
     role = "writer"
 
-    def __init__(self, options: Mapping[str, Any], dim: int) -> None:
-        super().__init__(options)
-        self._dim = dim
-
-    @classmethod
-    def opened(cls, options: Mapping[str, Any]) -> ChromaWriter:
-        """A writer from a ``writer_spec``'s options (the dimension among them), in another process."""
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        """``options``: a reader's, and the collection's dimension (``dim``), in this process or another."""
         opts = dict(options)
         dim = opts.pop("dim")
-        return cls(opts, dim)
+        super().__init__(opts)
+        self._dim = dim
 
     def reset(self, dim: int) -> None:
         raise NoSecondClient(f"{self.name}: a second writer does not reset the collection; the first one does")

@@ -82,11 +82,15 @@ class OpensReaders:
         """The options that point a reader at this store (a path, a DSN, a URL; a table); None before ``reset``."""
         raise NotImplementedError
 
-    def reader_spec(self) -> ReaderSpec:
+    def _on_this_store(self, opening: str) -> dict[str, Any]:
+        """The writer's options pointed at this store (``_reader_location``): what another client opens."""
         where = self._reader_location()
         if where is None:
-            raise NoSecondClient(f"{self.name}: call reset(dim) before opening a reader")
-        return ReaderSpec(self.name, self.reader, {**self.options.model_dump(exclude_none=True), **where})
+            raise NoSecondClient(f"{self.name}: call reset(dim) before opening {opening}")
+        return {**self.options.model_dump(exclude_none=True), **where}
+
+    def reader_spec(self) -> ReaderSpec:
+        return ReaderSpec(self.name, self.reader, self._on_this_store("a reader"))
 
     def open_reader(self) -> Reader:
         return self.reader_spec().open()
@@ -94,16 +98,12 @@ class OpensReaders:
     def open_writer(self) -> Adapter:
         """The adapter's own class opened on this store (its ``_reader_location``), as a reader is: a client that
         never resets the store and whose ``close`` leaves it."""
-        location = self._reader_location()
-        if location is None:
-            raise NoSecondClient(f"{self.name}: call reset(dim) before opening a second writer")
-        return type(self)({**self.options.model_dump(exclude_none=True), **location})  # type: ignore[call-arg]
+        return type(self)(self._on_this_store("a second writer"))  # type: ignore[call-arg]
 
     def writer_spec(self) -> ReaderSpec:
-        """``open_writer``'s client, opened in another process: where no other process may read the store (its
-        ``reader_spec`` says why), none may write to it either."""
-        spec = self.reader_spec()
-        return ReaderSpec(self.name, f"{type(self).__module__}:{type(self).__qualname__}", spec.options)
+        """``open_writer``'s client, opened in another process."""
+        return ReaderSpec(self.name, f"{type(self).__module__}:{type(self).__qualname__}",
+                          self._on_this_store("a second writer"))
 
 
 class ReadOnly:
